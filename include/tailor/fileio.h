@@ -1,0 +1,43 @@
+/* Files written atomically (a temporary beside the target, renamed on commit,
+ * so an interrupted run never leaves a half-written result that looks whole),
+ * text line reading with line numbers, and the data-directory lookup. */
+#ifndef TAILOR_FILEIO_H
+#define TAILOR_FILEIO_H
+
+#include <stdio.h>
+
+#include "tailor/err.h"
+
+typedef struct tl_afile {
+    FILE *f;
+    int is_stdout;
+    char path[1024], tmp[1040];
+} tl_afile;
+
+/* Opens a temporary file beside path ("-" writes straight to stdout). */
+FILE *tl_afile_open(tl_afile *af, const char *path, tl_err *err);
+/* Flushes, checks for write errors, closes and renames into place. On failure
+ * the temporary is removed and the target is untouched. */
+int tl_afile_commit(tl_afile *af, tl_err *err);
+/* Closes and removes the temporary (safe after a failed open or commit). */
+void tl_afile_abort(tl_afile *af);
+
+/* Line reader: skips nothing, counts lines (1-based) for error messages. */
+typedef struct tl_lines {
+    FILE *f;
+    char *buf;
+    size_t cap;
+    int line;
+    const char *path;
+} tl_lines;
+int tl_lines_open(tl_lines *lr, const char *path, tl_err *err);
+/* Next line without its newline; NULL at end of file (or on error: check ferror). */
+char *tl_lines_next(tl_lines *lr);
+void tl_lines_close(tl_lines *lr);
+
+/* Resolves a data file (e.g. "sizes/webserver.txt") to a path: $TAILOR_DATA,
+ * then the installed share/tailor, then the source tree's data/. Writes into
+ * out and returns 0, or TL_EIO naming the places looked at. */
+int tl_data_path(const char *rel, char *out, size_t n, tl_err *err);
+
+#endif

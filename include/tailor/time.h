@@ -1,0 +1,23 @@
+/* Simulated time is int64 picoseconds (DESIGN.md: one byte at 400 Gb/s is
+ * 20 ps); sizes are bytes, rates bits per second. Converters keep units explicit. */
+#ifndef TAILOR_TIME_H
+#define TAILOR_TIME_H
+
+#include <stdint.h>
+
+#define TL_PS_PER_NS INT64_C(1000)
+#define TL_PS_PER_US INT64_C(1000000)
+#define TL_PS_PER_MS INT64_C(1000000000)
+#define TL_PS_PER_S INT64_C(1000000000000)
+
+static inline int64_t tl_ps_from_ns(double ns) { return (int64_t)(ns * 1e3 + (ns >= 0 ? 0.5 : -0.5)); }
+static inline double tl_ps_to_s(int64_t ps) { return (double)ps * 1e-12; }
+
+/* Serialization time of bytes at rate_bps, rounded to the nearest picosecond.
+ * Exact for rates that divide 8e12 (every standard Ethernet speed). */
+static inline int64_t tl_tx_time_ps(uint64_t bytes, uint64_t rate_bps)
+{
+    return (int64_t)(((__uint128_t)bytes * 8u * 1000000000000u + rate_bps / 2) / rate_bps);
+}
+
+#endif

@@ -1,0 +1,149 @@
+/* Network topology: hosts, switches and full-duplex links with a rate (bit/s)
+ * and a propagation delay (ps). Link i carries two directed channels: 2i (a->b)
+ * and 2i+1 (b->a); engines index ports, queues and loads by channel.
+ * Built with tl_topo_create/add_node/add_link/finish, or by a generator
+ * (fabric, fat tree, leaf-spine, parking lot, two data centers) or a loader
+ * (Parsimon JSON, ns-3 HPCC topology.txt).
+ *
+ * Invariants after tl_topo_finish:
+ *   1. node ids are 0..n_nodes-1; hosts have kind TL_NODE_HOST;
+ *   2. no self-links; every link endpoint exists; rate_bps > 0, delay_ps >= 0;
+ *   3. every host has at least one link; every host has a rack (its first
+ *      neighbour switch when the builder gave none); racks are numbered 0..n_racks-1,
+ *      every rack has a pod in 0..n_pods-1 (pod 0 when the builder gave none);
+ *   4. tier is 0 for hosts and >= 1 for switches (the builder's value, or the hop
+ *      distance to the nearest host). */
+#ifndef TAILOR_TOPO_H
+#define TAILOR_TOPO_H
+
+#include <stdint.h>
+
+#include "tailor/err.h"
+
+typedef enum { TL_NODE_HOST = 0, TL_NODE_SWITCH = 1 } tl_node_kind;
+
+typedef struct tl_node {
+    uint8_t kind;  /* tl_node_kind */
+    uint8_t tier;  /* 0 host, 1 ToR/edge/leaf, 2 aggregation/fabric, 3 spine/core, 4 border */
+    int32_t pod;   /* pod index, -1 if none (spines, borders) */
+    int32_t rack;  /* rack index of a host or a ToR, -1 otherwise */
+    int32_t dc;    /* data-center index, 0 unless the topology has several */
+} tl_node;
+
+typedef struct tl_link {
+    uint32_t a, b;
+    uint64_t rate_bps;
+    int64_t delay_ps;
+    double error_rate; /* per-packet loss probability (ns-3 topology.txt column 5) */
+    uint8_t is_failed; /* set by tl_topo_set_failed; routing avoids failed links */
+} tl_link;
+
+typedef struct tl_topo tl_topo;
+
+#define TL_TIER_AUTO 255 /* add_node: derive the tier from the distance to hosts */
+
+tl_topo *tl_topo_create(tl_err *err);
+void tl_topo_destroy(tl_topo *t); /* accepts NULL */
+
+/* Builder. pod/rack/dc may be -1 (unknown); tier may be TL_TIER_AUTO. Return the
+ * new id, or -1 with err set (allocation failure; for links also an unknown
+ * endpoint, a self-link, rate 0 or negative delay). */
+int64_t tl_topo_add_node(tl_topo *t, tl_node_kind kind, int tier, int pod, int rack, int dc,
+                         tl_err *err);
+int64_t tl_topo_add_link(tl_topo *t, uint32_t a, uint32_t b, uint64_t rate_bps, int64_t delay_ps,
+                         tl_err *err);
+/* Validates the invariants above and builds adjacency, host and rack indices.
+ * Call once after the last add; no add after it. */
+int tl_topo_finish(tl_topo *t, tl_err *err);
+
+uint32_t tl_topo_n_nodes(const tl_topo *t);
+uint32_t tl_topo_n_links(const tl_topo *t);
+uint32_t tl_topo_n_hosts(const tl_topo *t);
+uint32_t tl_topo_n_racks(const tl_topo *t);
+uint32_t tl_topo_n_pods(const tl_topo *t);
+uint32_t tl_topo_n_dcs(const tl_topo *t);
+const tl_node *tl_topo_node(const tl_topo *t, uint32_t id);
+const tl_link *tl_topo_link(const tl_topo *t, uint32_t id);
+/* Node ids of all hosts, in id order (n_hosts). */
+const uint32_t *tl_topo_hosts(const tl_topo *t);
+/* Host ids of one rack, in id order; *n receives the count. */
+const uint32_t *tl_topo_rack_hosts(const tl_topo *t, uint32_t rack, uint32_t *n);
+/* Racks of one pod, in rack order. */
+const uint32_t *tl_topo_pod_racks(const tl_topo *t, uint32_t pod, uint32_t *n);
+/* Directed channels leaving node (chan ids: 2*link + direction). */
+const uint32_t *tl_topo_out_chans(const tl_topo *t, uint32_t node, uint32_t *n);
+
+static inline uint32_t tl_chan_link(uint32_t chan) { return chan >> 1; }
+uint32_t tl_topo_chan_from(const tl_topo *t, uint32_t chan);
+uint32_t tl_topo_chan_to(const tl_topo *t, uint32_t chan);
+
+/* Marks a link failed (or repaired). Routes computed earlier are stale:
+ * call tl_routes_rebuild. */
+int tl_topo_set_failed(tl_topo *t, uint32_t link, int is_failed, tl_err *err);
+
+/* ---- generators (each returns a finished topology, or NULL with err set) ---- */
+
+/* Meta's data-center fabric as Parsimon and m3 evaluate it (parsimon.txt §5.1):
+ * racks of hosts under a ToR; every ToR links to each of the pod's `planes`
+ * fabric switches; fabric switch i of every pod links to all spines of plane i.
+ * Node order: hosts, ToRs, fabric switches, spines (parsimon-eval's order). */
+typedef struct tl_fabric_params {
+    uint32_t pods, racks_per_pod, hosts_per_rack, planes, spines_per_plane;
+    uint64_t host_bps, fabric_bps; /* defaults 10 Gb/s and 40 Gb/s */
+    int64_t delay_ps;              /* per link; default 1 us */
+} tl_fabric_params;
+tl_topo *tl_topo_fabric(const tl_fabric_params *p, tl_err *err);
+
+/* k-ary fat tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation
+ * switches, (k/2)^2 cores. hosts_per_edge > k/2 oversubscribes the edge
+ * (0 means k/2). */
+typedef struct tl_fattree_params {
+    uint32_t k, hosts_per_edge;
+    uint64_t host_bps, fabric_bps;
+    int64_t delay_ps;
+} tl_fattree_params;
+tl_topo *tl_topo_fattree(const tl_fattree_params *p, tl_err *err);
+
+/* Two-tier leaf-spine: every leaf links to every spine. */
+typedef struct tl_leafspine_params {
+    uint32_t leaves, spines, hosts_per_leaf;
+    uint64_t host_bps, fabric_bps;
+    int64_t delay_ps;
+} tl_leafspine_params;
+tl_topo *tl_topo_leafspine(const tl_leafspine_params *p, tl_err *err);
+
+/* n-hop parking lot (the path topology of m3 §3.2): switches S0..Sn in a chain
+ * of n links at chain_bps, each switch with hosts_per_switch hosts at host_bps,
+ * so a flow from a host of S0 to a host of Sn crosses all n chain links while
+ * cross traffic joins and leaves at every switch. */
+typedef struct tl_parking_params {
+    uint32_t hops, hosts_per_switch;
+    uint64_t host_bps, chain_bps;
+    int64_t delay_ps;
+} tl_parking_params;
+tl_topo *tl_topo_parking_lot(const tl_parking_params *p, tl_err *err);
+
+/* Two data centers (uno.txt §5.1): two k-ary fat trees, one border switch per
+ * DC linked to every core switch of its DC by core_border_links links, and the
+ * two border switches joined by inter_dc_links WAN links of wan_delay_ps. */
+typedef struct tl_twodc_params {
+    uint32_t k, core_border_links, inter_dc_links;
+    uint64_t host_bps, fabric_bps, wan_bps;
+    int64_t delay_ps, wan_delay_ps;
+} tl_twodc_params;
+tl_topo *tl_topo_two_dc(const tl_twodc_params *p, tl_err *err);
+
+/* ---- files ---- */
+
+/* Parsimon JSON: {"nodes":[{"id":0,"kind":"Host"|"Switch"}],
+ * "links":[{"a":0,"b":4,"bandwidth":bps,"delay":ns}]}. Errors name the file,
+ * line:column and JSON path. */
+tl_topo *tl_topo_load_parsimon(const char *path, tl_err *err);
+int tl_topo_save_parsimon(const tl_topo *t, const char *path, tl_err *err);
+
+/* ns-3 HPCC topology.txt: "nodes switches links", the switch ids, then
+ * "a b rate delay error_rate" per link (rate like 100Gbps, delay like 1000ns). */
+tl_topo *tl_topo_load_ns3(const char *path, tl_err *err);
+int tl_topo_save_ns3(const tl_topo *t, const char *path, tl_err *err);
+
+#endif

@@ -1,0 +1,216 @@
+/* Core: event heap order and ties, pool reuse, rng streams, quantiles, units,
+ * error formatting. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/err.h"
+#include "tailor/heap.h"
+#include "tailor/pool.h"
+#include "tailor/quantile.h"
+#include "tailor/rng.h"
+#include "tailor/strutil.h"
+#include "tailor/time.h"
+#include "tailor/units.h"
+#include "testutil.h"
+
+/* Random pushes and pops against a sorted reference: pops come out ordered by
+ * (time, insertion order), and the invariants hold throughout. */
+static void heap_orders_by_time_then_insertion(void **state)
+{
+    tl_heap h;
+    assert_int_equal(tl_heap_init(&h, 4, NULL), 0); /* small: forces growth */
+    tl_rng r;
+    tl_rng_init(&r, 7, "test", 0);
+    int64_t last_t = -1;
+    uint64_t last_seq = 0;
+    size_t live = 0;
+    for (int round = 0; round < 20000; round++) {
+        if (live == 0 || tl_rng_below(&r, 3) != 0) {
+            /* Few distinct times, so ties are frequent. */
+            int64_t t = (last_t < 0 ? 0 : last_t) + (int64_t)tl_rng_below(&r, 4);
+            assert_true(tl_heap_push(&h, t, (uint32_t)round, 1, 0) != 0);
+            live++;
+        } else {
+            tl_event e;
+            assert_int_equal(tl_heap_pop(&h, &e), 1);
+            live--;
+            assert_true(e.t_ps > last_t || (e.t_ps == last_t && e.seq > last_seq));
+            last_t = e.t_ps;
+            last_seq = e.seq;
+        }
+        if (round % 997 == 0)
+            tl_heap_check(&h);
+    }
+    tl_event e;
+    while (tl_heap_pop(&h, &e)) {
+        assert_true(e.t_ps > last_t || (e.t_ps == last_t && e.seq > last_seq));
+        last_t = e.t_ps;
+        last_seq = e.seq;
+    }
+    assert_int_equal(tl_heap_pop(&h, &e), 0);
+    tl_heap_fini(&h);
+}
+
+static void heap_ties_are_fifo(void **state)
+{
+    tl_heap h;
+    assert_int_equal(tl_heap_init(&h, 8, NULL), 0);
+    for (uint32_t i = 0; i < 100; i++)
+        tl_heap_push(&h, 42, i, 0, 0);
+    for (uint32_t i = 0; i < 100; i++) {
+        tl_event e;
+        assert_int_equal(tl_heap_pop(&h, &e), 1);
+        assert_int_equal(e.target, i);
+    }
+    tl_heap_fini(&h);
+}
+
+static void pool_reuses_and_bounds(void **state)
+{
+    tl_pool p;
+    assert_int_equal(tl_pool_init(&p, 20, 2, 4, NULL), 0);
+    uint32_t a = tl_pool_get(&p), b = tl_pool_get(&p), c = tl_pool_get(&p), d = tl_pool_get(&p);
+    assert_int_equal(a, 0);
+    assert_int_equal(d, 3);
+    assert_int_equal(tl_pool_get(&p), TL_POOL_NONE); /* max_cap reached */
+    memset(tl_pool_at(&p, c), 0xab, 20);
+    tl_pool_put(&p, b);
+    assert_int_equal(tl_pool_get(&p), b); /* freed slot comes back first */
+    assert_int_equal(p.n_live, 4);
+    tl_pool_fini(&p);
+}
+
+static void rng_streams_are_deterministic_and_distinct(void **state)
+{
+    tl_rng a, b, c;
+    tl_rng_init(&a, 1, "sizes", 5);
+    tl_rng_init(&b, 1, "sizes", 5);
+    tl_rng_init(&c, 1, "sizes", 6);
+    int same_ab = 1, same_ac = 0;
+    for (int i = 0; i < 100; i++) {
+        uint64_t x = tl_rng_u64(&a), y = tl_rng_u64(&b), z = tl_rng_u64(&c);
+        same_ab &= x == y;
+        same_ac += x == z;
+    }
+    assert_true(same_ab);
+    assert_int_equal(same_ac, 0);
+    /* Uniform moments over 1M draws: mean 1/2 +- 0.002, below(10) hits each bin. */
+    tl_rng_init(&a, 3, "moments", 0);
+    double sum = 0;
+    unsigned bins[10] = {0};
+    for (int i = 0; i < 1000000; i++) {
+        sum += tl_rng_uniform(&a);
+        bins[tl_rng_below(&a, 10)]++;
+    }
+    assert_true(fabs(sum / 1e6 - 0.5) < 0.002);
+    for (int i = 0; i < 10; i++)
+        assert_true(bins[i] > 98000 && bins[i] < 102000);
+}
+
+static void quantiles_exact_and_sketch(void **state)
+{
+    double xs[] = {5, 1, 4, 2, 3};
+    double qs[] = {0, 0.5, 1, 0.25, 0.9};
+    double out[5];
+    assert_int_equal(tl_quantiles(xs, 5, qs, out, 5, NULL), 0);
+    /* type 7: h = q (n-1) */
+    assert_true(out[0] == 1 && out[1] == 3 && out[2] == 5 && out[3] == 2);
+    assert_true(fabs(out[4] - 4.6) < 1e-12);
+    tl_err err;
+    tl_err_clear(&err);
+    assert_int_equal(tl_quantiles(xs, 5, (double[]){1.5}, out, 1, &err), TL_ERANGE);
+
+    /* Sketch of 1..100000: p50 and p99 within the relative error of the exact ones. */
+    tl_qsketch s, s2;
+    assert_int_equal(tl_qsketch_init(&s, 1, 1e9, 0.005, NULL), 0);
+    assert_int_equal(tl_qsketch_init(&s2, 1, 1e9, 0.005, NULL), 0);
+    for (int i = 1; i <= 100000; i++)
+        tl_qsketch_add(i % 2 ? &s : &s2, (double)i);
+    assert_int_equal(tl_qsketch_merge(&s, &s2, NULL), 0);
+    assert_true(fabs(tl_qsketch_quantile(&s, 0.5) / 50000.0 - 1) < 0.0051);
+    assert_true(fabs(tl_qsketch_quantile(&s, 0.99) / 99000.0 - 1) < 0.0051);
+    assert_true(tl_qsketch_quantile(&s, 1) == 100000);
+    tl_qsketch_fini(&s);
+    tl_qsketch_fini(&s2);
+}
+
+static void units_parse_and_format(void **state)
+{
+    static const struct {
+        const char *name, *text;
+        uint64_t want_bps;
+    } rates[] = {{"10Gbps", "10Gbps", 10000000000ull},
+                 {"space", "40 Gbps", 40000000000ull},
+                 {"b/s", "615Mb/s", 615000000ull},
+                 {"plain", "1000bps", 1000}};
+    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {
+        uint64_t v = 0;
+        if (tl_units_parse_rate(rates[i].text, &v) != 0 || v != rates[i].want_bps)
+            fail_msg("rate case %s: got %llu", rates[i].name, (unsigned long long)v);
+    }
+    static const struct {
+        const char *name, *text;
+        int64_t want_ps;
+    } times[] = {{"1us", "1us", 1000000}, {"ns", "1000ns", 1000000}, {"ms", "0.001ms", 1000000},
+                 {"s", "2s", 2000000000000}, {"ps", "20ps", 20}};
+    for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+        int64_t v = 0;
+        if (tl_units_parse_time(times[i].text, &v) != 0 || v != times[i].want_ps)
+            fail_msg("time case %s: got %lld", times[i].name, (long long)v);
+    }
+    uint64_t b;
+    assert_int_equal(tl_units_parse_bytes("3KB", &b), 0);
+    assert_int_equal(b, 3000);
+    assert_int_equal(tl_units_parse_bytes("1MiB", &b), 0);
+    assert_int_equal(b, 1048576);
+    assert_int_equal(tl_units_parse_rate("10 furlongs", &b), -1);
+    assert_int_equal(tl_units_parse_rate("fast", &b), -1);
+    char buf[32];
+    assert_string_equal(tl_units_fmt_rate(40000000000ull, buf, sizeof buf), "40Gbps");
+    assert_string_equal(tl_units_fmt_time(1500000, buf, sizeof buf), "1500ns");
+    assert_string_equal(tl_units_fmt_time(886500000, buf, sizeof buf), "886500ns");
+}
+
+static void tx_time_is_exact(void **state)
+{
+    static const struct {
+        const char *name;
+        uint64_t bytes, rate_bps;
+        int64_t want_ps;
+    } cases[] = {
+        {"1B@400G", 1, 400000000000u, 20},
+        {"4096B@100G", 4096, 100000000000u, 327680},
+        {"1048B@10G", 1048, 10000000000u, 838400},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        if (tl_tx_time_ps(cases[i].bytes, cases[i].rate_bps) != cases[i].want_ps)
+            fail_msg("case %s", cases[i].name);
+}
+
+static void err_format_names_location(void **state)
+{
+    tl_err e;
+    tl_err_clear(&e);
+    tl_err_at(&e, TL_ERANGE, "s.json", 3, 7, "workload.flows", "expected %s", "more");
+    char buf[256];
+    assert_string_equal(tl_err_format(&e, buf, sizeof buf),
+                        "s.json:3:7: workload.flows: expected more");
+    assert_string_equal(tl_suggest("clases", (const char *[]){"classes", "flows"}, 2), "classes");
+    assert_null(tl_suggest("zzzzzzzz", (const char *[]){"classes", "flows"}, 2));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(heap_orders_by_time_then_insertion),
+        cmocka_unit_test(heap_ties_are_fifo),
+        cmocka_unit_test(pool_reuses_and_bounds),
+        cmocka_unit_test(rng_streams_are_deterministic_and_distinct),
+        cmocka_unit_test(quantiles_exact_and_sketch),
+        cmocka_unit_test(units_parse_and_format),
+        cmocka_unit_test(tx_time_is_exact),
+        cmocka_unit_test(err_format_names_location),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
