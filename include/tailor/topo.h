@@ -81,6 +81,17 @@ uint32_t tl_topo_chan_to(const tl_topo *t, uint32_t chan);
  * call tl_routes_rebuild. */
 int tl_topo_set_failed(tl_topo *t, uint32_t link, int is_failed, tl_err *err);
 
+/* Per-tier capacity, for oversubscription reports: down = links to a lower
+ * tier, up = links to a higher tier, summed over the tier's switches. */
+#define TL_MAX_TIERS 8
+typedef struct tl_topo_summary {
+    uint32_t n_nodes, n_hosts, n_switches, n_links, n_racks, n_pods, n_dcs, n_failed;
+    uint32_t n_tiers; /* highest switch tier + 1 */
+    uint32_t tier_switches[TL_MAX_TIERS];
+    double tier_down_bps[TL_MAX_TIERS], tier_up_bps[TL_MAX_TIERS];
+} tl_topo_summary;
+void tl_topo_summarize(const tl_topo *t, tl_topo_summary *s);
+
 /* ---- generators (each returns a finished topology, or NULL with err set) ---- */
 
 /* Meta's data-center fabric as Parsimon and m3 evaluate it (parsimon.txt §5.1):
