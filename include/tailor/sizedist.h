@@ -34,31 +34,48 @@ typedef struct tl_sizedist {
 
 /* Names of the built-in CDFs ("webserver", "hadoop", "cachefollower",
  * "websearch", "fb-hadoop", "google-rpc", "ali-storage", "solar", ...),
- * NULL-terminated. */
+ * NULL-terminated; data/README.md gives each one's source. */
 extern const char *const tl_sizedist_builtin_names[];
 
-/* Loads a CDF by built-in name (resolved under data/sizes/) or by file path.
- * File format: '#' comment lines, then "size_bytes cumulative_percent" per line
- * (percent 0..100, as the HPCC and parsimon-eval files; the last point must be
- * 100). Errors name the file and line: non-numeric fields, sizes or
- * probabilities that decrease, a last point that is not 100, fewer than 2 points. */
+/* Loads a CDF by built-in name or by file path. An argument with no '/' and
+ * no '.' is a built-in name, resolved to sizes/<name>.txt by tl_data_path; an
+ * unknown one is TL_EPARSE listing the known names. d is overwritten (fini it
+ * first if it held a CDF); on failure it is left zeroed. d->name is the
+ * built-in name or the file's base name without its extension.
+ * File format (data/README.md): '#' comment lines and blank lines, then
+ * "size_bytes cumulative_percent" per line (percent 0..100, as the HPCC and
+ * parsimon-eval files; the first point must be 0 and the last 100).
+ * Errors name the file and line: TL_EPARSE for a non-numeric field, a line
+ * without exactly 2 fields, fewer than 2 points; TL_ERANGE for a negative
+ * size, a percent outside 0..100, sizes or percents that decrease, a first
+ * point that is not 0 or a last that is not 100, a zero mean; TL_EIO for a
+ * file that cannot be read. Cost O(n_pts). */
 int tl_sizedist_load(tl_sizedist *d, const char *name_or_path, tl_err *err);
 
-/* Sets a parametric distribution. Errors: mean <= 0; Pareto alpha <= 1;
- * log-normal sigma <= 0; Gaussian stddev < 0. */
+/* Sets a parametric distribution (d is overwritten; name is "fixed",
+ * "exponential", "pareto", "lognormal" or "gaussian"; shape is ignored for
+ * fixed and exponential). Errors, all TL_ERANGE: mean <= 0 or not finite;
+ * Pareto alpha <= 1; log-normal sigma <= 0; Gaussian stddev < 0; TL_EINVAL
+ * for TL_SIZE_CDF or an unknown kind. */
 int tl_sizedist_param(tl_sizedist *d, tl_size_kind kind, double mean_bytes, double shape,
                       tl_err *err);
 
-/* Deep copy (dst is overwritten; fini it first if it held a CDF). */
+/* Deep copy (dst is overwritten; fini it first if it held a CDF). On
+ * TL_ENOMEM dst is left zeroed. */
 int tl_sizedist_copy(tl_sizedist *dst, const tl_sizedist *src, tl_err *err);
+/* Frees the CDF arrays and zeroes d; accepts NULL and a zeroed struct. */
 void tl_sizedist_fini(tl_sizedist *d);
 
 static inline double tl_sizedist_mean(const tl_sizedist *d) { return d->mean_bytes; }
 
-/* One size in bytes (>= 1). Uses GSL for the parametric laws; O(log n_pts) for CDFs. */
+/* One size in bytes (>= 1), rounded to the nearest byte. Uses GSL for the
+ * parametric laws through a gsl_rng view of r (no allocation); O(log n_pts)
+ * for CDFs, one uniform draw each. */
 uint64_t tl_sizedist_sample(const tl_sizedist *d, tl_rng *r);
 
-/* Inverse CDF at u in [0, 1] before rounding (CDF kinds only; for tests and plots). */
+/* Inverse CDF at u in [0, 1] before rounding: inf { x : F(x) >= u } with F
+ * linear between points (u outside [0, 1] is clamped). For tests and plots:
+ * CDF kinds, and the mean for TL_SIZE_FIXED; NaN for the other kinds. */
 double tl_sizedist_icdf(const tl_sizedist *d, double u);
 
 #endif
