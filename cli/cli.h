@@ -1,0 +1,64 @@
+/* Shared pieces of the `tailor` command: options common to subcommands,
+ * scenario loading with overrides, progress printing, error reporting. */
+#ifndef TAILOR_CLI_H
+#define TAILOR_CLI_H
+
+#include <stdint.h>
+
+#include "tailor/err.h"
+#include "tailor/progress.h"
+#include "tailor/spec.h"
+
+/* Exit codes: 0 success; 1 the run failed; 2 bad input or usage (nothing written). */
+enum { EXIT_RUN = 1, EXIT_INPUT = 2 };
+
+typedef struct cli_opts {
+    const char *scenario; /* NULL = built-in default */
+    const char *out;      /* -o */
+    const char *format;   /* --format */
+    const char *flows;    /* --flows FILE (inspect an existing flow file) */
+    const char *sets[64]; /* --set name=value */
+    int n_sets;
+    int64_t seed; /* --seed, -1 = scenario's */
+    int n_threads;
+    int is_quiet;
+} cli_opts;
+
+/* Parses argv[1..] into o; allowed lists the long options the subcommand takes
+ * (e.g. "o,format,seed,set,threads,quiet"). Prints usage errors; returns 0 or EXIT_INPUT. */
+int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_opts *o);
+
+/* Loads the scenario (or the default) and applies --seed and --set. */
+int cli_load_scenario(const cli_opts *o, tl_scenario *sc, tl_err *err);
+
+/* Exit code for an error: EXIT_INPUT for bad input, EXIT_RUN otherwise. */
+int cli_exit_code(const tl_err *err);
+/* Prints "tailor CMD: error: <formatted>" to stderr. */
+void cli_print_err(const char *cmd, const tl_err *err);
+
+/* Progress printer on stderr (NULL when quiet). */
+tl_progress *cli_progress(const cli_opts *o, tl_progress *storage);
+void cli_progress_done(tl_progress *p);
+
+/* Everything a subcommand works on, built from the options. */
+typedef struct cli_world {
+    tl_scenario sc;
+    tl_topo *topo;
+    tl_routes *routes;
+    tl_flows flows;
+    int is_from_file; /* flows came from --flows, not from the scenario's classes */
+} cli_world;
+
+/* Loads the scenario, builds topology and routes, and generates the flows (or
+ * loads --flows FILE: .csv as tailor CSV, anything else as ns-3 flow.txt). */
+int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err);
+void cli_world_fini(cli_world *w);
+
+int cmd_gen_flows(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+/* Prints the help of one subcommand; returns 0, or EXIT_INPUT if unknown. */
+int cli_help(const char *cmd);
+
+#endif

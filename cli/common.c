@@ -1,0 +1,230 @@
+/* Option parsing, scenario loading, errors and progress for every subcommand. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int allowed_opt(const char *allowed, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = allowed; (p = strstr(p, name)); p += n)
+        if ((p == allowed || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *name = NULL;
+        if (strcmp(a, "-o") == 0)
+            name = "o";
+        else if (strncmp(a, "--", 2) == 0)
+            name = a + 2;
+        if (!name) {
+            if (a[0] == '-' && a[1]) {
+                fprintf(stderr, "tailor %s: unknown option '%s' (see 'tailor help %s')\n", cmd, a,
+                        cmd);
+                return EXIT_INPUT;
+            }
+            if (o->scenario) {
+                fprintf(stderr, "tailor %s: one scenario file expected, found '%s' and '%s'\n",
+                        cmd, o->scenario, a);
+                return EXIT_INPUT;
+            }
+            o->scenario = a;
+            continue;
+        }
+        if (!allowed_opt(allowed, name)) {
+            fprintf(stderr, "tailor %s: unknown option '%s' (see 'tailor help %s')\n", cmd, a, cmd);
+            return EXIT_INPUT;
+        }
+        if (strcmp(name, "quiet") == 0) {
+            o->is_quiet = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tailor %s: option '%s' needs a value\n", cmd, a);
+            return EXIT_INPUT;
+        }
+        const char *v = argv[++i];
+        char *end;
+        if (strcmp(name, "o") == 0) {
+            o->out = v;
+        } else if (strcmp(name, "format") == 0) {
+            o->format = v;
+        } else if (strcmp(name, "flows") == 0) {
+            o->flows = v;
+        } else if (strcmp(name, "set") == 0) {
+            if (o->n_sets == 64) {
+                fprintf(stderr, "tailor %s: at most 64 --set options\n", cmd);
+                return EXIT_INPUT;
+            }
+            o->sets[o->n_sets++] = v;
+        } else if (strcmp(name, "seed") == 0) {
+            long long s = strtoll(v, &end, 10);
+            if (*end || end == v || s < 0) {
+                fprintf(stderr, "tailor %s: --seed expects an integer >= 0, found '%s'\n", cmd, v);
+                return EXIT_INPUT;
+            }
+            o->seed = s;
+        } else if (strcmp(name, "threads") == 0) {
+            long t = strtol(v, &end, 10);
+            if (*end || end == v || t < 0 || t > 1024) {
+                fprintf(stderr, "tailor %s: --threads expects 0..1024 (0 = all cores), found '%s'\n",
+                        cmd, v);
+                return EXIT_INPUT;
+            }
+            o->n_threads = (int)t;
+        }
+    }
+    return 0;
+}
+
+int cli_load_scenario(const cli_opts *o, tl_scenario *sc, tl_err *err)
+{
+    int rc = o->scenario ? tl_scenario_load(sc, o->scenario, err)
+                         : tl_scenario_parse(sc, tl_scenario_default_json(), "<built-in default>",
+                                             NULL, err);
+    if (rc)
+        return rc;
+    if (o->seed >= 0)
+        sc->seed = (uint64_t)o->seed;
+    if (o->n_threads > 0)
+        sc->engine.n_threads = o->n_threads;
+    for (int i = 0; i < o->n_sets; i++)
+        if ((rc = tl_params_set_assign(&sc->params, o->sets[i], err))) {
+            snprintf(err->path, sizeof err->path, "--set %s", o->sets[i]);
+            tl_scenario_fini(sc);
+            return rc;
+        }
+    return 0;
+}
+
+int cli_exit_code(const tl_err *err)
+{
+    switch (err->code) {
+    case TL_EPARSE:
+    case TL_ERANGE:
+    case TL_EINVAL:
+        return EXIT_INPUT;
+    case TL_EIO:
+        return err->file[0] ? EXIT_INPUT : EXIT_RUN;
+    default:
+        return EXIT_RUN;
+    }
+}
+
+void cli_print_err(const char *cmd, const tl_err *err)
+{
+    char buf[1400];
+    fprintf(stderr, "tailor %s: error: %s\n", cmd, tl_err_format(err, buf, sizeof buf));
+}
+
+/* ---- progress ---- */
+
+typedef struct progress_state {
+    int is_tty;
+    double t0, last_print;
+    char phase[32];
+    int printed;
+} progress_state;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress_fn(void *ctx, const char *phase, double done, double total, const char *unit)
+{
+    progress_state *st = ctx;
+    double t = now_s();
+    if (strcmp(phase, st->phase) != 0) {
+        snprintf(st->phase, sizeof st->phase, "%s", phase);
+        st->t0 = t;
+        st->last_print = 0;
+    }
+    double interval = st->is_tty ? 0.2 : 5.0;
+    int is_final = total > 0 && done >= total;
+    if (!is_final && t - st->last_print < interval)
+        return;
+    if (t - st->t0 < interval && !st->printed)
+        return; /* quick phases stay silent */
+    st->last_print = t;
+    double el = t - st->t0, rate = el > 0 ? done / el : 0;
+    double eta = rate > 0 && total > done ? (total - done) / rate : 0;
+    fprintf(stderr, "%s[%s] %.0f/%.0f %s  %.3g %s/s  elapsed %.1fs  ETA %.1fs%s",
+            st->is_tty ? "\r" : "", phase, done, total, unit, rate, unit, el, eta,
+            st->is_tty ? "   " : "\n");
+    if (st->is_tty && is_final)
+        fputc('\n', stderr);
+    st->printed = !is_final;
+}
+
+tl_progress *cli_progress(const cli_opts *o, tl_progress *storage)
+{
+    if (o->is_quiet)
+        return NULL;
+    progress_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->is_tty = isatty(STDERR_FILENO);
+    storage->fn = progress_fn;
+    storage->ctx = st;
+    return storage;
+}
+
+void cli_progress_done(tl_progress *p)
+{
+    if (!p)
+        return;
+    progress_state *st = p->ctx;
+    if (st && st->is_tty && st->printed)
+        fputc('\n', stderr);
+    free(st);
+    p->ctx = NULL;
+}
+
+/* ---- world ---- */
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err)
+{
+    memset(w, 0, sizeof *w);
+    tl_flows_init(&w->flows);
+    int rc = cli_load_scenario(o, &w->sc, err);
+    if (rc)
+        return rc;
+    if (!(w->topo = tl_scenario_build_topo(&w->sc, err)))
+        return err->code;
+    if (!(w->routes = tl_routes_create(w->topo, w->sc.seed, err)))
+        return err->code;
+    w->is_from_file = o->flows != NULL;
+    if (o->flows)
+        return has_suffix(o->flows, ".csv") ? tl_flows_load_csv(&w->flows, o->flows, w->topo, err)
+                                            : tl_flows_load_ns3(&w->flows, o->flows, w->topo, err);
+    int n_threads = o->n_threads ? o->n_threads : w->sc.engine.n_threads;
+    return tl_workload_generate(&w->sc.workload, w->topo, w->routes, w->sc.seed, n_threads,
+                                &w->flows, prog, err);
+}
+
+void cli_world_fini(cli_world *w)
+{
+    tl_flows_fini(&w->flows);
+    tl_routes_destroy(w->routes);
+    tl_topo_destroy(w->topo);
+    tl_scenario_fini(&w->sc);
+}

@@ -1,0 +1,88 @@
+/* The `tailor` command: dispatches to one file per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    const char *summary;
+    const char *usage;
+} cmds[] = {
+    {"demo", cmd_demo, "generate and inspect the built-in default scenario (the quick start)",
+     "tailor demo [-o DIR] [--seed N] [--threads N] [--quiet]\n"
+     "  Generates the default scenario's flows into DIR/flows.csv (default out/demo)\n"
+     "  and prints what `tailor inspect` shows for them.\n"},
+    {"inspect", cmd_inspect, "show a scenario's topology, workload and offered link loads",
+     "tailor inspect [SCENARIO] [--flows FILE] [--seed N] [--set name=value]... [--threads N]\n"
+     "               [--quiet]\n"
+     "  SCENARIO  a scenario JSON file (docs/scenario.md); the built-in default if omitted\n"
+     "  --flows   inspect this flow file (tailor CSV if it ends in .csv, else ns-3 flow.txt)\n"
+     "            instead of generating the scenario's workload\n"
+     "  Prints node and link counts, oversubscription per tier, the workload, the path-length\n"
+     "  histogram and the offered load per directed link (max, mean of the top 10%, mean).\n"},
+    {"gen-flows", cmd_gen_flows, "generate a scenario's flows into a file",
+     "tailor gen-flows [SCENARIO] -o FILE [--format csv|ns3] [--seed N] [--set name=value]...\n"
+     "                 [--threads N] [--quiet]\n"
+     "  -o FILE   output path ('-' for standard output); written atomically\n"
+     "  --format  csv (default: id,src,dst,size,start_ns,class) or ns3 (HPCC flow.txt)\n"
+     "  --seed    override the scenario's seed\n"
+     "  --threads worker threads (0 = all cores); the output does not depend on it\n"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "tailor %s: data-center network performance estimation\n\n"
+               "usage: tailor COMMAND [options]\n\ncommands:\n",
+            TL_VERSION_STRING);
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+        fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+    fprintf(f, "  %-10s %s\n", "help", "show the options of one command: tailor help COMMAND");
+    fprintf(f, "\nglobal: tailor --help, tailor --version\n"
+               "Exit status: 0 success, 1 the run failed, 2 bad input (nothing written).\n");
+}
+
+int cli_help(const char *cmd)
+{
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+        if (strcmp(cmds[i].name, cmd) == 0) {
+            printf("%s", cmds[i].usage);
+            return 0;
+        }
+    fprintf(stderr, "tailor help: unknown command '%s'\n", cmd);
+    return EXIT_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("tailor %s\n", TL_VERSION_STRING);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        return cli_help(argv[2]);
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+        if (strcmp(cmds[i].name, cmd) == 0) {
+            for (int a = 2; a < argc; a++)
+                if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0)
+                    return cli_help(cmd);
+            return cmds[i].run(argc - 1, argv + 1);
+        }
+    fprintf(stderr, "tailor: unknown command '%s' (see tailor --help)\n", cmd);
+    return EXIT_INPUT;
+}

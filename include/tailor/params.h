@@ -1,0 +1,67 @@
+/* The parameter registry (DESIGN.md): every tunable knob is declared once with
+ * its name, unit, default, valid range and which direction favours throughput
+ * or delay. The registry feeds the scenario file (transport.<group>.<knob>),
+ * the CLI's --set group.knob=value, docs/parameters.md and the tuner; nothing
+ * else hard-codes a knob. Engines append their knobs by adding a table to the
+ * list in src/spec/params.c. */
+#ifndef TAILOR_PARAMS_H
+#define TAILOR_PARAMS_H
+
+#include <stddef.h>
+
+#include "tailor/err.h"
+
+typedef enum {
+    TL_UNIT_NONE = 0, /* dimensionless number */
+    TL_UNIT_BYTES,
+    TL_UNIT_BPS,
+    TL_UNIT_PS, /* time; files and --set accept "10us" etc. */
+    TL_UNIT_FRAC,
+    TL_UNIT_BOOL,
+} tl_unit;
+
+typedef enum {
+    TL_DIR_NEUTRAL = 0,
+    TL_DIR_UP_THROUGHPUT, /* raising it favours throughput (and usually costs delay) */
+    TL_DIR_UP_DELAY,      /* raising it favours low delay */
+} tl_param_dir;
+
+typedef struct tl_param_def {
+    const char *name; /* "group.knob", e.g. "nic.mtu_bytes", "dctcp.k_bytes" */
+    tl_unit unit;
+    double def, min, max; /* inclusive range */
+    int is_integer;
+    tl_param_dir dir;
+    const char *doc; /* one sentence, with the source of the default */
+} tl_param_def;
+
+/* Number of registered knobs and the i-th definition (0 <= i < n). */
+size_t tl_params_count(void);
+const tl_param_def *tl_params_def(size_t i);
+/* Index of a knob by name, or -1. */
+int tl_params_find(const char *name);
+/* The closest registered name (for "did you mean"), or NULL. */
+const char *tl_params_suggest(const char *name);
+
+/* Values of every knob, indexed like the registry. */
+typedef struct tl_params {
+    double *v;
+    size_t n;
+} tl_params;
+
+int tl_params_init(tl_params *p, tl_err *err); /* all defaults */
+void tl_params_fini(tl_params *p);
+int tl_params_copy(tl_params *dst, const tl_params *src, tl_err *err);
+double tl_params_get(const tl_params *p, const char *name); /* NaN if unknown */
+
+/* Sets a knob after checking type and range. */
+int tl_params_set(tl_params *p, const char *name, double value, tl_err *err);
+/* Parses "value" in the knob's unit ("30KB", "10us", "0.5", "true") and sets it. */
+int tl_params_set_text(tl_params *p, const char *name, const char *text, tl_err *err);
+/* Parses "name=value" (the CLI's --set). */
+int tl_params_set_assign(tl_params *p, const char *assign, tl_err *err);
+
+/* Unit name for docs ("bytes", "bit/s", "ps", "fraction", "bool", ""). */
+const char *tl_unit_name(tl_unit u);
+
+#endif

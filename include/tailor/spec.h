@@ -1,0 +1,75 @@
+/* Scenario files: one JSON document describing topology, workload (one or
+ * more traffic classes), transport configuration, engine options and seed
+ * (docs/scenario.md documents every field). Parsing validates everything, so
+ * engines can assert instead of re-checking (STYLE.md "Errors"). Errors name
+ * the file, line:column and JSON path, what was expected and what was found;
+ * unknown keys get a did-you-mean suggestion. */
+#ifndef TAILOR_SPEC_H
+#define TAILOR_SPEC_H
+
+#include <stdint.h>
+
+#include "tailor/err.h"
+#include "tailor/params.h"
+#include "tailor/routing.h"
+#include "tailor/topo.h"
+#include "tailor/workload.h"
+
+typedef enum {
+    TL_TOPO_FABRIC = 0,
+    TL_TOPO_FATTREE,
+    TL_TOPO_LEAFSPINE,
+    TL_TOPO_PARKING_LOT,
+    TL_TOPO_TWO_DC,
+    TL_TOPO_FILE_PARSIMON,
+    TL_TOPO_FILE_NS3,
+} tl_topo_kind;
+
+typedef struct tl_topo_spec {
+    tl_topo_kind kind;
+    tl_fabric_params fabric;
+    tl_fattree_params fattree;
+    tl_leafspine_params leafspine;
+    tl_parking_params parking;
+    tl_twodc_params two_dc;
+    char file[1024];        /* file topologies: path resolved against the scenario's folder */
+    uint32_t *failed_links; /* (n_failed) link ids marked failed from the start */
+    uint32_t n_failed;
+} tl_topo_spec;
+
+typedef struct tl_engine_spec {
+    char name[32]; /* "pktsim", "flowsim", "parsimon", "m3" */
+    int n_threads; /* 0 = all cores */
+} tl_engine_spec;
+
+typedef struct tl_scenario {
+    char name[128];
+    char source[1024]; /* the file it came from, or "<built-in default>" */
+    uint64_t seed;
+    tl_topo_spec topo;
+    tl_workload_spec workload;
+    char cc[32];       /* congestion control name */
+    tl_params params;  /* every registered knob */
+    tl_engine_spec engine;
+} tl_scenario;
+
+/* The built-in default scenario (examples/default.json): the 32-rack fabric at
+ * 2:1, matrix B, WebServer sizes, sigma 2, 50% max link load, DCTCP, 200,000 flows. */
+const char *tl_scenario_default_json(void);
+
+/* Parses a scenario file. On failure sc is left empty (fini-safe). */
+int tl_scenario_load(tl_scenario *sc, const char *path, tl_err *err);
+/* Parses JSON text; source names it in errors; relative paths inside resolve
+ * against base_dir (NULL = current directory). */
+int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, const char *base_dir,
+                      tl_err *err);
+void tl_scenario_fini(tl_scenario *sc);
+
+/* Builds the scenario's topology (with its failed links marked). */
+tl_topo *tl_scenario_build_topo(const tl_scenario *sc, tl_err *err);
+
+/* Names of the known congestion controls and engines (NULL-terminated). */
+extern const char *const tl_cc_names[];
+extern const char *const tl_engine_names[];
+
+#endif

@@ -1,0 +1,192 @@
+/* The parameter registry (see tailor/params.h). Knobs of the network model
+ * shared by all engines live here; each congestion control adds its own table
+ * to `tables` below when it lands. Defaults follow the ns-3 HPCC setup that
+ * Parsimon and m3 use as ground truth (../shared/notes/parsimon.md §3). */
+#include "tailor/params.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/strutil.h"
+#include "tailor/units.h"
+
+static const tl_param_def net_params[] = {
+    {"nic.mtu_bytes", TL_UNIT_BYTES, 1000, 64, 65536, 1, TL_DIR_UP_THROUGHPUT,
+     "Payload bytes per data packet (ns-3 HPCC PACKET_PAYLOAD_SIZE, Parsimon's 1000 B)."},
+    {"nic.header_bytes", TL_UNIT_BYTES, 48, 0, 1024, 1, TL_DIR_NEUTRAL,
+     "Header bytes added to every data packet (Parsimon's constant, 48 B)."},
+    {"nic.ack_bytes", TL_UNIT_BYTES, 60, 1, 1024, 1, TL_DIR_NEUTRAL,
+     "Size of an ACK packet on the wire (Parsimon's constant, 60 B)."},
+    {"switch.buffer_bytes", TL_UNIT_BYTES, 3145728, 1024, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+     "Shared packet buffer per switch (ns-3 HPCC run.py gives 3 MiB at 10 Gb/s)."},
+};
+
+static const struct {
+    const tl_param_def *defs;
+    size_t n;
+} tables[] = {
+    {net_params, sizeof net_params / sizeof *net_params},
+};
+
+size_t tl_params_count(void)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
+        n += tables[t].n;
+    return n;
+}
+
+const tl_param_def *tl_params_def(size_t i)
+{
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+        if (i < tables[t].n)
+            return &tables[t].defs[i];
+        i -= tables[t].n;
+    }
+    return NULL;
+}
+
+int tl_params_find(const char *name)
+{
+    size_t n = tl_params_count();
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(tl_params_def(i)->name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *tl_params_suggest(const char *name)
+{
+    size_t n = tl_params_count();
+    const char *names[256];
+    if (n > 256)
+        n = 256;
+    for (size_t i = 0; i < n; i++)
+        names[i] = tl_params_def(i)->name;
+    return tl_suggest(name, names, n);
+}
+
+int tl_params_init(tl_params *p, tl_err *err)
+{
+    p->n = tl_params_count();
+    p->v = malloc((p->n ? p->n : 1) * sizeof *p->v);
+    if (!p->v)
+        return tl_err_nomem(err);
+    for (size_t i = 0; i < p->n; i++)
+        p->v[i] = tl_params_def(i)->def;
+    return 0;
+}
+
+void tl_params_fini(tl_params *p)
+{
+    if (!p)
+        return;
+    free(p->v);
+    p->v = NULL;
+    p->n = 0;
+}
+
+int tl_params_copy(tl_params *dst, const tl_params *src, tl_err *err)
+{
+    if (tl_params_init(dst, err))
+        return TL_ENOMEM;
+    memcpy(dst->v, src->v, src->n * sizeof *src->v);
+    return 0;
+}
+
+double tl_params_get(const tl_params *p, const char *name)
+{
+    int i = tl_params_find(name);
+    return i < 0 ? NAN : p->v[i];
+}
+
+static int unknown(const char *name, tl_err *err)
+{
+    const char *s = tl_params_suggest(name);
+    return tl_err_set(err, TL_EPARSE, "unknown parameter '%s'%s%s%s", name,
+                      s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+}
+
+int tl_params_set(tl_params *p, const char *name, double value, tl_err *err)
+{
+    int i = tl_params_find(name);
+    if (i < 0)
+        return unknown(name, err);
+    const tl_param_def *d = tl_params_def((size_t)i);
+    if (!isfinite(value) || value < d->min || value > d->max)
+        return tl_err_set(err, TL_ERANGE, "%s: expected a value in [%g, %g] %s, found %g", name,
+                          d->min, d->max, tl_unit_name(d->unit), value);
+    if (d->is_integer && value != floor(value))
+        return tl_err_set(err, TL_ERANGE, "%s: expected a whole number, found %g", name, value);
+    p->v[i] = value;
+    return 0;
+}
+
+int tl_params_set_text(tl_params *p, const char *name, const char *text, tl_err *err)
+{
+    int i = tl_params_find(name);
+    if (i < 0)
+        return unknown(name, err);
+    const tl_param_def *d = tl_params_def((size_t)i);
+    char *end;
+    double v = strtod(text, &end);
+    int ok = end != text && *end == '\0';
+    if (!ok) {
+        uint64_t u;
+        int64_t ps;
+        switch (d->unit) {
+        case TL_UNIT_BYTES:
+            ok = tl_units_parse_bytes(text, &u) == 0;
+            v = (double)u;
+            break;
+        case TL_UNIT_BPS:
+            ok = tl_units_parse_rate(text, &u) == 0;
+            v = (double)u;
+            break;
+        case TL_UNIT_PS:
+            ok = tl_units_parse_time(text, &ps) == 0;
+            v = (double)ps;
+            break;
+        case TL_UNIT_BOOL:
+            ok = strcmp(text, "true") == 0 || strcmp(text, "false") == 0;
+            v = text[0] == 't';
+            break;
+        default:
+            break;
+        }
+    }
+    if (!ok)
+        return tl_err_set(err, TL_EPARSE, "%s: expected a number%s%s, found '%s'", name,
+                          d->unit == TL_UNIT_NONE || d->unit == TL_UNIT_FRAC ? "" : " in ",
+                          d->unit == TL_UNIT_NONE || d->unit == TL_UNIT_FRAC ? ""
+                                                                            : tl_unit_name(d->unit),
+                          text);
+    return tl_params_set(p, name, v, err);
+}
+
+int tl_params_set_assign(tl_params *p, const char *assign, tl_err *err)
+{
+    const char *eq = strchr(assign, '=');
+    if (!eq || eq == assign || !eq[1])
+        return tl_err_set(err, TL_EPARSE, "expected name=value, found '%s'", assign);
+    char name[128];
+    size_t len = (size_t)(eq - assign);
+    if (len >= sizeof name)
+        return tl_err_set(err, TL_EPARSE, "parameter name too long in '%s'", assign);
+    memcpy(name, assign, len);
+    name[len] = '\0';
+    return tl_params_set_text(p, name, eq + 1, err);
+}
+
+const char *tl_unit_name(tl_unit u)
+{
+    switch (u) {
+    case TL_UNIT_BYTES: return "bytes";
+    case TL_UNIT_BPS: return "bit/s";
+    case TL_UNIT_PS: return "ps";
+    case TL_UNIT_FRAC: return "fraction";
+    case TL_UNIT_BOOL: return "bool";
+    default: return "";
+    }
+}

@@ -1,0 +1,915 @@
+/* Scenario JSON -> validated tl_scenario (see tailor/spec.h, docs/scenario.md).
+ * Quantities are numbers in the unit their key names (link_delay_ns: 1000) or
+ * strings with an explicit unit ("1us"); both are accepted everywhere. */
+#include "tailor/spec.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonpos.h"
+#include "tailor/strutil.h"
+#include "tailor/units.h"
+
+const char *const tl_cc_names[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc", "uno", NULL};
+const char *const tl_engine_names[] = {"pktsim", "flowsim", "parsimon", "m3", NULL};
+
+static const char default_json[] =
+    "{\n"
+    "  \"name\": \"default\",\n"
+    "  \"seed\": 1,\n"
+    "  \"topology\": {\n"
+    "    \"type\": \"fabric\",\n"
+    "    \"pods\": 2,\n"
+    "    \"racks_per_pod\": 16,\n"
+    "    \"hosts_per_rack\": 8,\n"
+    "    \"planes\": 2,\n"
+    "    \"oversubscription\": 2,\n"
+    "    \"host_link_bps\": \"10Gbps\",\n"
+    "    \"fabric_link_bps\": \"40Gbps\",\n"
+    "    \"link_delay_ns\": 1000\n"
+    "  },\n"
+    "  \"workload\": {\n"
+    "    \"flows\": 200000,\n"
+    "    \"classes\": [\n"
+    "      {\n"
+    "        \"name\": \"web\",\n"
+    "        \"sizes\": {\"cdf\": \"webserver\"},\n"
+    "        \"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"},\n"
+    "        \"arrival\": {\"process\": \"lognormal\", \"sigma\": 2},\n"
+    "        \"load\": {\"max_link_load\": 0.5}\n"
+    "      }\n"
+    "    ]\n"
+    "  },\n"
+    "  \"transport\": {\"cc\": \"dctcp\"},\n"
+    "  \"engine\": {\"name\": \"pktsim\"}\n"
+    "}\n";
+
+const char *tl_scenario_default_json(void) { return default_json; }
+
+/* ---- parse context and error helpers ---- */
+
+typedef struct ctx {
+    const char *source;
+    const char *base_dir;
+    jsonpos pos;
+    tl_err *err;
+} ctx;
+
+static int failv(ctx *c, int at_key, const char *path, int code, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    const jsonpos_entry *e = jsonpos_find(&c->pos, path);
+    int line = e ? (at_key ? e->key_line : e->line) : 0;
+    int col = e ? (at_key ? e->key_col : e->col) : 0;
+    return tl_err_at(c->err, code, c->source, line, col, path, "%s", msg);
+}
+
+__attribute__((format(printf, 4, 5))) static int fail(ctx *c, const char *path, int code,
+                                                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = failv(c, 0, path, code, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+__attribute__((format(printf, 4, 5))) static int fail_key(ctx *c, const char *path, int code,
+                                                          const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = failv(c, 1, path, code, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static const char *join(char *buf, size_t n, const char *path, const char *key)
+{
+    snprintf(buf, n, "%s%s%s", path, path[0] ? "." : "", key);
+    return buf;
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static size_t count_names(const char *const *names)
+{
+    size_t n = 0;
+    while (names[n])
+        n++;
+    return n;
+}
+
+/* Every key of obj must be in allowed (NULL-terminated). */
+static int check_keys(ctx *c, json_t *obj, const char *path, const char *const *allowed)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+    {
+        size_t i;
+        for (i = 0; allowed[i]; i++)
+            if (strcmp(key, allowed[i]) == 0)
+                break;
+        if (allowed[i])
+            continue;
+        char p[512], list[512] = "";
+        const char *s = tl_suggest(key, allowed, count_names(allowed));
+        for (i = 0; allowed[i]; i++) {
+            strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+            strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+        }
+        if (s)
+            return fail_key(c, join(p, sizeof p, path, key), TL_EPARSE,
+                            "unknown key '%s' (did you mean '%s'?)", key, s);
+        return fail_key(c, join(p, sizeof p, path, key), TL_EPARSE,
+                        "unknown key '%s'; expected one of: %s", key, list);
+    }
+    return 0;
+}
+
+static json_t *get_obj(ctx *c, json_t *parent, const char *path, const char *key, int required,
+                       int *rc)
+{
+    char p[512];
+    json_t *v = json_object_get(parent, key);
+    if (!v) {
+        if (required)
+            *rc = fail(c, path, TL_EPARSE, "missing required key '%s' (an object)", key);
+        return NULL;
+    }
+    if (!json_is_object(v)) {
+        *rc = fail(c, join(p, sizeof p, path, key), TL_EPARSE, "expected an object, found %s",
+                   type_name(v));
+        return NULL;
+    }
+    return v;
+}
+
+static int get_str(ctx *c, json_t *obj, const char *path, const char *key, char *out, size_t n,
+                   int required)
+{
+    char p[512];
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a string)", key) : 1;
+    if (!json_is_string(v))
+        return fail(c, join(p, sizeof p, path, key), TL_EPARSE, "expected a string, found %s",
+                    type_name(v));
+    if (strlen(json_string_value(v)) >= n)
+        return fail(c, join(p, sizeof p, path, key), TL_ERANGE,
+                    "string too long (at most %zu characters)", n - 1);
+    snprintf(out, n, "%s", json_string_value(v));
+    return 0;
+}
+
+/* A number in [min, max]; is_int demands a whole number. Returns 1 if absent
+ * and not required (out untouched). */
+static int get_num(ctx *c, json_t *obj, const char *path, const char *key, double *out, double min,
+                   double max, int is_int, int required)
+{
+    char p[512];
+    json_t *v = json_object_get(obj, key);
+    join(p, sizeof p, path, key);
+    if (!v)
+        return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a number)", key) : 1;
+    if (!json_is_number(v))
+        return fail(c, p, TL_EPARSE, "expected %s, found %s", is_int ? "an integer" : "a number",
+                    type_name(v));
+    double x = json_number_value(v);
+    if (is_int && x != floor(x))
+        return fail(c, p, TL_EPARSE, "expected an integer, found %g", x);
+    if (!(x >= min && x <= max))
+        return fail(c, p, TL_ERANGE, "expected a value in [%g, %g], found %g", min, max, x);
+    *out = x;
+    return 0;
+}
+
+static int get_u32(ctx *c, json_t *obj, const char *path, const char *key, uint32_t *out,
+                   uint32_t min, uint32_t max, int required)
+{
+    double x;
+    int rc = get_num(c, obj, path, key, &x, min, max, 1, required);
+    if (rc == 0)
+        *out = (uint32_t)x;
+    return rc;
+}
+
+/* Rate: number of bit/s, or a string like "10Gbps". */
+static int get_rate(ctx *c, json_t *obj, const char *path, const char *key, uint64_t *out,
+                    int required)
+{
+    char p[512];
+    json_t *v = json_object_get(obj, key);
+    join(p, sizeof p, path, key);
+    if (!v)
+        return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a rate)", key) : 1;
+    if (json_is_string(v)) {
+        if (tl_units_parse_rate(json_string_value(v), out) != 0 || *out == 0)
+            return fail(c, p, TL_EPARSE, "expected a rate > 0 like \"10Gbps\", found \"%s\"",
+                        json_string_value(v));
+        return 0;
+    }
+    double x;
+    int rc = get_num(c, obj, path, key, &x, 1, 1e16, 0, 1);
+    if (rc == 0)
+        *out = (uint64_t)llround(x);
+    return rc;
+}
+
+/* Time: number in the key's unit (scale_ps per unit), or a string like "1us". */
+static int get_time(ctx *c, json_t *obj, const char *path, const char *key, int64_t scale_ps,
+                    int64_t *out, int required)
+{
+    char p[512];
+    json_t *v = json_object_get(obj, key);
+    join(p, sizeof p, path, key);
+    if (!v)
+        return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a time)", key) : 1;
+    if (json_is_string(v)) {
+        if (tl_units_parse_time(json_string_value(v), out) != 0 || *out < 0)
+            return fail(c, p, TL_EPARSE, "expected a time >= 0 like \"1us\", found \"%s\"",
+                        json_string_value(v));
+        return 0;
+    }
+    double x;
+    int rc = get_num(c, obj, path, key, &x, 0, 9e18 / (double)scale_ps, 0, 1);
+    if (rc == 0)
+        *out = (int64_t)llround(x * (double)scale_ps);
+    return rc;
+}
+
+/* A relative path resolves against the scenario's folder. */
+static void resolve(const ctx *c, const char *in, char *out, size_t n)
+{
+    if (in[0] == '/' || !c->base_dir || !c->base_dir[0])
+        snprintf(out, n, "%s", in);
+    else
+        snprintf(out, n, "%s/%s", c->base_dir, in);
+}
+
+/* Moves a nested loader's error under a JSON path: a location inside the
+ * nested file (its line) is kept; otherwise the scenario's position is used. */
+static int wrap(ctx *c, const char *path, const tl_err *inner)
+{
+    if (inner->file[0] && inner->line > 0) {
+        tl_err e = *inner;
+        snprintf(e.path, sizeof e.path, "%s", path);
+        if (c->err)
+            *c->err = e;
+        return e.code;
+    }
+    char buf[700];
+    tl_err_format(inner, buf, sizeof buf);
+    return fail(c, path, inner->code, "%s", buf);
+}
+
+/* ---- sections ---- */
+
+#define OPT(rc_expr)                                                                               \
+    do {                                                                                           \
+        int r_ = (rc_expr);                                                                        \
+        if (r_ < 0)                                                                                \
+            return r_;                                                                             \
+    } while (0)
+
+static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
+{
+    const char *P = "topology";
+    char type[32];
+    OPT(get_str(c, o, P, "type", type, sizeof type, 1));
+    uint64_t host_bps = 10000000000ull, fabric_bps = 40000000000ull;
+    int64_t delay_ps = 1000000;
+    static const char *const types[] = {"fabric", "fat_tree", "leaf_spine", "parking_lot",
+                                        "two_dc", "file", NULL};
+    if (strcmp(type, "fabric") == 0) {
+        static const char *const keys[] = {"type", "pods", "racks_per_pod", "hosts_per_rack",
+                                           "planes", "spines_per_plane", "oversubscription",
+                                           "host_link_bps", "fabric_link_bps", "link_delay_ns",
+                                           "failed_links", NULL};
+        OPT(check_keys(c, o, P, keys));
+        t->kind = TL_TOPO_FABRIC;
+        tl_fabric_params *f = &t->fabric;
+        OPT(get_u32(c, o, P, "pods", &f->pods, 1, 1024, 1));
+        OPT(get_u32(c, o, P, "racks_per_pod", &f->racks_per_pod, 1, 4096, 1));
+        OPT(get_u32(c, o, P, "hosts_per_rack", &f->hosts_per_rack, 1, 4096, 1));
+        OPT(get_u32(c, o, P, "planes", &f->planes, 1, 256, 1));
+        int has_spines = get_u32(c, o, P, "spines_per_plane", &f->spines_per_plane, 1, 4096, 0);
+        OPT(has_spines);
+        double oversub;
+        int has_os = get_num(c, o, P, "oversubscription", &oversub, 1e-3, 1e6, 0, 0);
+        OPT(has_os);
+        if (has_spines == 0 && has_os == 0)
+            return fail_key(c, "topology.oversubscription", TL_EPARSE,
+                            "give either spines_per_plane or oversubscription, not both");
+        if (has_spines != 0 && has_os != 0)
+            return fail(c, P, TL_EPARSE,
+                        "missing required key 'spines_per_plane' (or 'oversubscription')");
+        if (has_os == 0) {
+            /* Fabric-switch oversubscription = racks_per_pod / spines_per_plane
+             * (links are all fabric_link_bps; parsimon-eval's definition). */
+            double s = f->racks_per_pod / oversub;
+            if (fabs(s - llround(s)) > 1e-9 || llround(s) < 1)
+                return fail(c, "topology.oversubscription", TL_ERANGE,
+                            "racks_per_pod (%u) / oversubscription (%g) must be a whole number "
+                            "of spines per plane, found %g",
+                            f->racks_per_pod, oversub, s);
+            f->spines_per_plane = (uint32_t)llround(s);
+        }
+        f->host_bps = host_bps;
+        f->fabric_bps = fabric_bps;
+        f->delay_ps = delay_ps;
+        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
+        OPT(get_rate(c, o, P, "fabric_link_bps", &f->fabric_bps, 0));
+        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+    } else if (strcmp(type, "fat_tree") == 0) {
+        static const char *const keys[] = {"type", "k", "hosts_per_edge", "host_link_bps",
+                                           "fabric_link_bps", "link_delay_ns", "failed_links",
+                                           NULL};
+        OPT(check_keys(c, o, P, keys));
+        t->kind = TL_TOPO_FATTREE;
+        tl_fattree_params *f = &t->fattree;
+        OPT(get_u32(c, o, P, "k", &f->k, 2, 256, 1));
+        if (f->k % 2)
+            return fail(c, "topology.k", TL_ERANGE, "expected an even k, found %u", f->k);
+        OPT(get_u32(c, o, P, "hosts_per_edge", &f->hosts_per_edge, 1, 4096, 0));
+        f->host_bps = fabric_bps = host_bps = 100000000000ull;
+        f->fabric_bps = fabric_bps;
+        f->delay_ps = delay_ps;
+        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
+        OPT(get_rate(c, o, P, "fabric_link_bps", &f->fabric_bps, 0));
+        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+    } else if (strcmp(type, "leaf_spine") == 0) {
+        static const char *const keys[] = {"type", "leaves", "spines", "hosts_per_leaf",
+                                           "host_link_bps", "fabric_link_bps", "link_delay_ns",
+                                           "failed_links", NULL};
+        OPT(check_keys(c, o, P, keys));
+        t->kind = TL_TOPO_LEAFSPINE;
+        tl_leafspine_params *f = &t->leafspine;
+        OPT(get_u32(c, o, P, "leaves", &f->leaves, 1, 65536, 1));
+        OPT(get_u32(c, o, P, "spines", &f->spines, 1, 65536, 1));
+        OPT(get_u32(c, o, P, "hosts_per_leaf", &f->hosts_per_leaf, 1, 4096, 1));
+        f->host_bps = host_bps;
+        f->fabric_bps = fabric_bps;
+        f->delay_ps = delay_ps;
+        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
+        OPT(get_rate(c, o, P, "fabric_link_bps", &f->fabric_bps, 0));
+        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+    } else if (strcmp(type, "parking_lot") == 0) {
+        static const char *const keys[] = {"type", "hops", "hosts_per_switch", "host_link_bps",
+                                           "chain_link_bps", "link_delay_ns", "failed_links",
+                                           NULL};
+        OPT(check_keys(c, o, P, keys));
+        t->kind = TL_TOPO_PARKING_LOT;
+        tl_parking_params *f = &t->parking;
+        OPT(get_u32(c, o, P, "hops", &f->hops, 1, 64, 1));
+        f->hosts_per_switch = 1;
+        OPT(get_u32(c, o, P, "hosts_per_switch", &f->hosts_per_switch, 1, 4096, 0));
+        f->host_bps = host_bps;
+        f->chain_bps = fabric_bps;
+        f->delay_ps = delay_ps;
+        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
+        OPT(get_rate(c, o, P, "chain_link_bps", &f->chain_bps, 0));
+        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+    } else if (strcmp(type, "two_dc") == 0) {
+        static const char *const keys[] = {"type", "k", "core_border_links", "inter_dc_links",
+                                           "host_link_bps", "fabric_link_bps", "wan_link_bps",
+                                           "link_delay_ns", "wan_delay_ns", "failed_links", NULL};
+        OPT(check_keys(c, o, P, keys));
+        t->kind = TL_TOPO_TWO_DC;
+        tl_twodc_params *f = &t->two_dc;
+        f->k = 8;
+        f->core_border_links = 1;
+        f->inter_dc_links = 8;
+        OPT(get_u32(c, o, P, "k", &f->k, 2, 256, 0));
+        if (f->k % 2)
+            return fail(c, "topology.k", TL_ERANGE, "expected an even k, found %u", f->k);
+        OPT(get_u32(c, o, P, "core_border_links", &f->core_border_links, 1, 1024, 0));
+        OPT(get_u32(c, o, P, "inter_dc_links", &f->inter_dc_links, 1, 4096, 0));
+        f->host_bps = f->fabric_bps = f->wan_bps = 100000000000ull;
+        f->delay_ps = delay_ps;
+        f->wan_delay_ps = 886500000; /* uno.txt §5.1 artifacts: 886.5 us one way */
+        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
+        OPT(get_rate(c, o, P, "fabric_link_bps", &f->fabric_bps, 0));
+        OPT(get_rate(c, o, P, "wan_link_bps", &f->wan_bps, 0));
+        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+        OPT(get_time(c, o, P, "wan_delay_ns", 1000, &f->wan_delay_ps, 0));
+    } else if (strcmp(type, "file") == 0) {
+        static const char *const keys[] = {"type", "format", "path", "failed_links", NULL};
+        OPT(check_keys(c, o, P, keys));
+        char fmt[32], path[900];
+        OPT(get_str(c, o, P, "format", fmt, sizeof fmt, 1));
+        OPT(get_str(c, o, P, "path", path, sizeof path, 1));
+        if (strcmp(fmt, "parsimon") == 0)
+            t->kind = TL_TOPO_FILE_PARSIMON;
+        else if (strcmp(fmt, "ns3") == 0)
+            t->kind = TL_TOPO_FILE_NS3;
+        else
+            return fail(c, "topology.format", TL_EPARSE,
+                        "expected \"parsimon\" or \"ns3\", found \"%s\"", fmt);
+        resolve(c, path, t->file, sizeof t->file);
+    } else {
+        const char *s = tl_suggest(type, types, count_names(types));
+        return fail(c, "topology.type", TL_EPARSE,
+                    "unknown topology type \"%s\"%s%s%s; expected fabric, fat_tree, leaf_spine, "
+                    "parking_lot, two_dc or file",
+                    type, s ? " (did you mean \"" : "", s ? s : "", s ? "\"?)" : "");
+    }
+    json_t *fl = json_object_get(o, "failed_links");
+    if (fl) {
+        if (!json_is_array(fl))
+            return fail(c, "topology.failed_links", TL_EPARSE,
+                        "expected an array of link ids, found %s", type_name(fl));
+        t->n_failed = (uint32_t)json_array_size(fl);
+        t->failed_links = calloc(t->n_failed + 1, sizeof *t->failed_links);
+        if (!t->failed_links)
+            return tl_err_nomem(c->err);
+        for (uint32_t i = 0; i < t->n_failed; i++) {
+            json_t *x = json_array_get(fl, i);
+            char p[64];
+            snprintf(p, sizeof p, "topology.failed_links[%u]", i);
+            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+                json_integer_value(x) > UINT32_MAX)
+                return fail(c, p, TL_EPARSE, "expected a link id (integer >= 0), found %s",
+                            type_name(x));
+            t->failed_links[i] = (uint32_t)json_integer_value(x);
+        }
+    }
+    return 0;
+}
+
+static int parse_sizes(ctx *c, json_t *o, const char *P, tl_sizedist *d)
+{
+    static const char *const keys[] = {"cdf", "dist", "mean_bytes", "shape", NULL};
+    OPT(check_keys(c, o, P, keys));
+    char cdf[900], dist[32], p[512];
+    int has_cdf = get_str(c, o, P, "cdf", cdf, sizeof cdf, 0);
+    OPT(has_cdf);
+    int has_dist = get_str(c, o, P, "dist", dist, sizeof dist, 0);
+    OPT(has_dist);
+    if ((has_cdf == 0) == (has_dist == 0))
+        return fail(c, P, TL_EPARSE,
+                    "expected exactly one of 'cdf' (a built-in name or a file) or 'dist' "
+                    "(exponential, pareto, lognormal, gaussian, fixed)");
+    tl_err inner;
+    tl_err_clear(&inner);
+    if (has_cdf == 0) {
+        char path[1024];
+        if (strchr(cdf, '/') || strchr(cdf, '.'))
+            resolve(c, cdf, path, sizeof path);
+        else
+            snprintf(path, sizeof path, "%s", cdf);
+        if (tl_sizedist_load(d, path, &inner) != 0)
+            return wrap(c, join(p, sizeof p, P, "cdf"), &inner);
+        return 0;
+    }
+    static const char *const dists[] = {"exponential", "pareto", "lognormal", "gaussian", "fixed",
+                                        NULL};
+    static const tl_size_kind kinds[] = {TL_SIZE_EXP, TL_SIZE_PARETO, TL_SIZE_LOGNORMAL,
+                                         TL_SIZE_GAUSSIAN, TL_SIZE_FIXED};
+    size_t k;
+    for (k = 0; dists[k] && strcmp(dists[k], dist) != 0; k++)
+        ;
+    if (!dists[k])
+        return fail(c, join(p, sizeof p, P, "dist"), TL_EPARSE,
+                    "expected one of exponential, pareto, lognormal, gaussian, fixed; found \"%s\"",
+                    dist);
+    double mean, shape = 0;
+    OPT(get_num(c, o, P, "mean_bytes", &mean, 1, 1e15, 0, 1));
+    int needs_shape = kinds[k] == TL_SIZE_PARETO || kinds[k] == TL_SIZE_LOGNORMAL ||
+                      kinds[k] == TL_SIZE_GAUSSIAN;
+    OPT(get_num(c, o, P, "shape", &shape, 0, 1e15, 0, needs_shape));
+    if (tl_sizedist_param(d, kinds[k], mean, shape, &inner) != 0)
+        return wrap(c, join(p, sizeof p, P, "shape"), &inner);
+    return 0;
+}
+
+static int parse_spatial(ctx *c, json_t *o, const char *P, tl_spatial_spec *s)
+{
+    static const char *const keys[] = {"type", "matrix", "senders", "destination",
+                                       "intra_fraction", NULL};
+    OPT(check_keys(c, o, P, keys));
+    char type[32], p[512];
+    OPT(get_str(c, o, P, "type", type, sizeof type, 1));
+    static const char *const types[] = {"uniform", "matrix", "permutation", "incast",
+                                        "all_to_all", "dc_mix", NULL};
+    size_t k;
+    for (k = 0; types[k] && strcmp(types[k], type) != 0; k++)
+        ;
+    if (!types[k]) {
+        const char *sug = tl_suggest(type, types, count_names(types));
+        return fail(c, join(p, sizeof p, P, "type"), TL_EPARSE,
+                    "unknown spatial pattern \"%s\"%s%s%s; expected uniform, matrix, "
+                    "permutation, incast, all_to_all or dc_mix",
+                    type, sug ? " (did you mean \"" : "", sug ? sug : "", sug ? "\"?)" : "");
+    }
+    s->kind = (tl_spatial_kind)k; /* types[] follows tl_spatial_kind's order */
+    s->incast_dst = -1;
+    if (s->kind == TL_SPATIAL_MATRIX) {
+        char m[900], path[1024];
+        OPT(get_str(c, o, P, "matrix", m, sizeof m, 1));
+        if (strchr(m, '/') || strchr(m, '.'))
+            resolve(c, m, path, sizeof path);
+        else
+            snprintf(path, sizeof path, "%s", m);
+        tl_err inner;
+        tl_err_clear(&inner);
+        if (tl_matrix_load(&s->matrix, path, &inner) != 0)
+            return wrap(c, join(p, sizeof p, P, "matrix"), &inner);
+    } else if (s->kind == TL_SPATIAL_INCAST) {
+        OPT(get_u32(c, o, P, "senders", &s->n_senders, 1, UINT32_MAX, 1));
+        double d;
+        int has = get_num(c, o, P, "destination", &d, 0, UINT32_MAX, 1, 0);
+        OPT(has);
+        if (has == 0)
+            s->incast_dst = (int64_t)d;
+    } else if (s->kind == TL_SPATIAL_DC_MIX) {
+        OPT(get_num(c, o, P, "intra_fraction", &s->intra_frac, 0, 1, 0, 1));
+    }
+    return 0;
+}
+
+static int parse_class(ctx *c, json_t *o, const char *P, uint32_t idx, tl_class_spec *cl)
+{
+    static const char *const keys[] = {"name", "sizes", "spatial", "arrival", "load", "start_ns",
+                                       "flows", NULL};
+    OPT(check_keys(c, o, P, keys));
+    int rc = 0;
+    char p[512];
+    snprintf(cl->name, sizeof cl->name, "class%u", idx);
+    OPT(get_str(c, o, P, "name", cl->name, sizeof cl->name, 0));
+    if (!cl->name[0] || strpbrk(cl->name, ", \t\n\""))
+        return fail(c, join(p, sizeof p, P, "name"), TL_EPARSE,
+                    "expected a non-empty name without commas, spaces or quotes, found \"%s\"",
+                    cl->name);
+    json_t *sz = get_obj(c, o, P, "sizes", 1, &rc);
+    if (!sz)
+        return rc;
+    OPT(parse_sizes(c, sz, join(p, sizeof p, P, "sizes"), &cl->sizes));
+    json_t *sp = get_obj(c, o, P, "spatial", 1, &rc);
+    if (!sp)
+        return rc;
+    OPT(parse_spatial(c, sp, join(p, sizeof p, P, "spatial"), &cl->spatial));
+
+    cl->arrival = TL_ARRIVAL_POISSON;
+    json_t *ar = get_obj(c, o, P, "arrival", 0, &rc);
+    if (rc)
+        return rc;
+    if (ar) {
+        char ap[512], proc[32];
+        join(ap, sizeof ap, P, "arrival");
+        static const char *const akeys[] = {"process", "sigma", NULL};
+        OPT(check_keys(c, ar, ap, akeys));
+        OPT(get_str(c, ar, ap, "process", proc, sizeof proc, 1));
+        if (strcmp(proc, "poisson") == 0) {
+            cl->arrival = TL_ARRIVAL_POISSON;
+        } else if (strcmp(proc, "lognormal") == 0) {
+            cl->arrival = TL_ARRIVAL_LOGNORMAL;
+            OPT(get_num(c, ar, ap, "sigma", &cl->sigma, 1e-6, 10, 0, 1));
+        } else if (strcmp(proc, "simultaneous") == 0) {
+            cl->arrival = TL_ARRIVAL_SIMULTANEOUS;
+        } else {
+            return fail(c, join(p, sizeof p, ap, "process"), TL_EPARSE,
+                        "expected poisson, lognormal or simultaneous, found \"%s\"", proc);
+        }
+    }
+    json_t *ld = get_obj(c, o, P, "load", cl->arrival != TL_ARRIVAL_SIMULTANEOUS, &rc);
+    if (rc)
+        return rc;
+    if (ld) {
+        char lp[512];
+        join(lp, sizeof lp, P, "load");
+        static const char *const lkeys[] = {"max_link_load", "flows_per_s", "offered_bps", NULL};
+        OPT(check_keys(c, ld, lp, lkeys));
+        if (json_object_size(ld) != 1)
+            return fail(c, lp, TL_EPARSE,
+                        "expected exactly one of max_link_load, flows_per_s, offered_bps");
+        json_t *v;
+        if ((v = json_object_get(ld, "max_link_load"))) {
+            cl->load_kind = TL_LOAD_MAX_LINK;
+            if (!json_is_number(v))
+                return fail(c, join(p, sizeof p, lp, "max_link_load"), TL_EPARSE,
+                            "expected a number in (0, 1), found %s", type_name(v));
+            cl->load_value = json_number_value(v);
+            if (!(cl->load_value > 0 && cl->load_value < 1))
+                return fail(c, join(p, sizeof p, lp, "max_link_load"), TL_ERANGE,
+                            "expected a number in (0, 1) (a fraction of link capacity), found %g",
+                            cl->load_value);
+        } else if (json_object_get(ld, "flows_per_s")) {
+            cl->load_kind = TL_LOAD_FLOWS_PER_S;
+            OPT(get_num(c, ld, lp, "flows_per_s", &cl->load_value, 1e-9, 1e15, 0, 1));
+            if (cl->load_value <= 0)
+                return fail(c, join(p, sizeof p, lp, "flows_per_s"), TL_ERANGE, "must be > 0");
+        } else {
+            uint64_t bps;
+            cl->load_kind = TL_LOAD_BPS;
+            OPT(get_rate(c, ld, lp, "offered_bps", &bps, 1));
+            cl->load_value = (double)bps;
+        }
+    }
+    OPT(get_time(c, o, P, "start_ns", 1000, &cl->start_ps, 0));
+    double nf;
+    int has = get_num(c, o, P, "flows", &nf, 1, 1e12, 1, 0);
+    OPT(has);
+    if (has == 0)
+        cl->n_flows = (uint64_t)nf;
+    return 0;
+}
+
+static int parse_workload(ctx *c, json_t *o, tl_workload_spec *w)
+{
+    const char *P = "workload";
+    static const char *const keys[] = {"flows", "duration_ns", "classes", "calibration_samples",
+                                       NULL};
+    OPT(check_keys(c, o, P, keys));
+    double nf;
+    int has = get_num(c, o, P, "flows", &nf, 1, 1e12, 1, 0);
+    OPT(has);
+    if (has == 0)
+        w->n_flows = (uint64_t)nf;
+    OPT(get_time(c, o, P, "duration_ns", 1000, &w->duration_ps, 0));
+    OPT(get_u32(c, o, P, "calibration_samples", &w->calib_samples, 1000, 1000000000, 0));
+    json_t *cls = json_object_get(o, "classes");
+    if (!cls)
+        return fail(c, P, TL_EPARSE, "missing required key 'classes' (an array of traffic classes)");
+    if (!json_is_array(cls) || json_array_size(cls) == 0)
+        return fail(c, "workload.classes", TL_EPARSE,
+                    "expected a non-empty array of traffic classes, found %s",
+                    json_is_array(cls) ? "an empty array" : type_name(cls));
+    w->n_classes = (uint32_t)json_array_size(cls);
+    w->classes = calloc(w->n_classes, sizeof *w->classes);
+    if (!w->classes)
+        return tl_err_nomem(c->err);
+    for (uint32_t i = 0; i < w->n_classes; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "workload.classes[%u]", i);
+        json_t *co = json_array_get(cls, i);
+        if (!json_is_object(co))
+            return fail(c, p, TL_EPARSE, "expected an object, found %s", type_name(co));
+        OPT(parse_class(c, co, p, i, &w->classes[i]));
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(w->classes[j].name, w->classes[i].name) == 0)
+                return fail(c, p, TL_EPARSE, "class name \"%s\" is used twice",
+                            w->classes[i].name);
+    }
+    return 0;
+}
+
+/* transport: {"cc": name, "<group>": {"<knob>": value}} -> registry "group.knob". */
+static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
+{
+    const char *P = "transport";
+    snprintf(sc->cc, sizeof sc->cc, "dctcp");
+    int rc = get_str(c, o, P, "cc", sc->cc, sizeof sc->cc, 0);
+    OPT(rc);
+    size_t k;
+    for (k = 0; tl_cc_names[k] && strcmp(tl_cc_names[k], sc->cc) != 0; k++)
+        ;
+    if (!tl_cc_names[k]) {
+        const char *s = tl_suggest(sc->cc, tl_cc_names, count_names(tl_cc_names));
+        return fail(c, "transport.cc", TL_EPARSE,
+                    "unknown congestion control \"%s\"%s%s%s; known: dctcp, dctcp-rate, dcqcn, "
+                    "timely, hpcc, uno",
+                    sc->cc, s ? " (did you mean \"" : "", s ? s : "", s ? "\"?)" : "");
+    }
+    const char *group;
+    json_t *g;
+    json_object_foreach(o, group, g)
+    {
+        if (strcmp(group, "cc") == 0)
+            continue;
+        char gp[256];
+        join(gp, sizeof gp, P, group);
+        if (!json_is_object(g))
+            return fail(c, gp, TL_EPARSE,
+                        "expected an object of %s.* parameters, found %s", group, type_name(g));
+        const char *knob;
+        json_t *v;
+        json_object_foreach(g, knob, v)
+        {
+            char name[256], kp[512];
+            snprintf(name, sizeof name, "%s.%s", group, knob);
+            join(kp, sizeof kp, gp, knob);
+            int idx = tl_params_find(name);
+            if (idx < 0) {
+                const char *s = tl_params_suggest(name);
+                return fail_key(c, kp, TL_EPARSE, "unknown parameter '%s'%s%s%s", name,
+                                s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+            }
+            tl_err inner;
+            tl_err_clear(&inner);
+            if (json_is_number(v))
+                rc = tl_params_set(&sc->params, name, json_number_value(v), &inner);
+            else if (json_is_string(v))
+                rc = tl_params_set_text(&sc->params, name, json_string_value(v), &inner);
+            else if (json_is_boolean(v))
+                rc = tl_params_set(&sc->params, name, json_is_true(v), &inner);
+            else
+                return fail(c, kp, TL_EPARSE, "expected a number or a string, found %s",
+                            type_name(v));
+            if (rc)
+                return fail(c, kp, inner.code, "%s", inner.msg);
+        }
+    }
+    return 0;
+}
+
+static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
+{
+    const char *P = "engine";
+    static const char *const keys[] = {"name", "threads", NULL};
+    OPT(check_keys(c, o, P, keys));
+    OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
+    size_t k;
+    for (k = 0; tl_engine_names[k] && strcmp(tl_engine_names[k], e->name) != 0; k++)
+        ;
+    if (!tl_engine_names[k])
+        return fail(c, "engine.name", TL_EPARSE,
+                    "unknown engine \"%s\"; expected pktsim, flowsim, parsimon or m3", e->name);
+    uint32_t th = 0;
+    OPT(get_u32(c, o, P, "threads", &th, 0, 1024, 0));
+    e->n_threads = (int)th;
+    return 0;
+}
+
+int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, const char *base_dir,
+                      tl_err *err)
+{
+    memset(sc, 0, sizeof *sc);
+    snprintf(sc->source, sizeof sc->source, "%s", source);
+    snprintf(sc->engine.name, sizeof sc->engine.name, "pktsim");
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return tl_err_at(err, TL_EPARSE, source, je.line, je.column, NULL, "malformed JSON: %s",
+                         je.text);
+    ctx c = {.source = source, .base_dir = base_dir, .err = err};
+    int rc = 0;
+    if (jsonpos_build(&c.pos, text) != 0) {
+        rc = tl_err_nomem(err);
+        goto out;
+    }
+    if (!json_is_object(root)) {
+        rc = fail(&c, "", TL_EPARSE, "expected a scenario object at the top, found %s",
+                  type_name(root));
+        goto out;
+    }
+    static const char *const keys[] = {"name", "seed", "topology", "workload", "transport",
+                                       "engine", "description", NULL};
+    if ((rc = check_keys(&c, root, "", keys)))
+        goto out;
+    if ((rc = tl_params_init(&sc->params, err)))
+        goto out;
+    snprintf(sc->name, sizeof sc->name, "scenario");
+    if ((rc = get_str(&c, root, "", "name", sc->name, sizeof sc->name, 0)) < 0)
+        goto out;
+    json_t *seed = json_object_get(root, "seed");
+    if (seed) {
+        if (!json_is_integer(seed) || json_integer_value(seed) < 0) {
+            rc = fail(&c, "seed", TL_EPARSE, "expected an integer >= 0, found %s",
+                      json_is_integer(seed) ? "a negative integer" : type_name(seed));
+            goto out;
+        }
+        sc->seed = (uint64_t)json_integer_value(seed);
+    }
+    rc = 0;
+    json_t *o;
+    if (!(o = get_obj(&c, root, "", "topology", 1, &rc)) || (rc = parse_topology(&c, o, &sc->topo)))
+        goto out;
+    if (!(o = get_obj(&c, root, "", "workload", 1, &rc)) ||
+        (rc = parse_workload(&c, o, &sc->workload)))
+        goto out;
+    o = get_obj(&c, root, "", "transport", 0, &rc);
+    if (rc)
+        goto out;
+    if (o) {
+        if ((rc = parse_transport(&c, o, sc)))
+            goto out;
+    } else {
+        snprintf(sc->cc, sizeof sc->cc, "dctcp");
+    }
+    o = get_obj(&c, root, "", "engine", 0, &rc);
+    if (rc)
+        goto out;
+    if (o && (rc = parse_engine(&c, o, &sc->engine)))
+        goto out;
+    if (!sc->workload.n_flows && !sc->workload.duration_ps) {
+        int all_bounded = 1;
+        for (uint32_t i = 0; i < sc->workload.n_classes; i++)
+            all_bounded &= sc->workload.classes[i].n_flows > 0;
+        if (!all_bounded) {
+            rc = fail(&c, "workload", TL_EPARSE,
+                      "the workload needs a bound: 'flows' (a count) or 'duration_ns'");
+            goto out;
+        }
+    }
+out:
+    jsonpos_fini(&c.pos);
+    json_decref(root);
+    if (rc)
+        tl_scenario_fini(sc);
+    return rc;
+}
+
+int tl_scenario_load(tl_scenario *sc, const char *path, tl_err *err)
+{
+    memset(sc, 0, sizeof *sc);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open the scenario file");
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 16384;
+            char *t = realloc(text, cap);
+            if (!t) {
+                free(text);
+                fclose(f);
+                return tl_err_nomem(err);
+            }
+            text = t;
+        }
+        size_t got = fread(text + len, 1, 4096, f);
+        len += got;
+        if (got < 4096)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "read error");
+    }
+    text[len] = '\0';
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        dir[0] = '\0';
+    int rc = tl_scenario_parse(sc, text, path, dir, err);
+    free(text);
+    return rc;
+}
+
+void tl_scenario_fini(tl_scenario *sc)
+{
+    if (!sc)
+        return;
+    free(sc->topo.failed_links);
+    tl_workload_spec_fini(&sc->workload);
+    tl_params_fini(&sc->params);
+    memset(sc, 0, sizeof *sc);
+}
+
+tl_topo *tl_scenario_build_topo(const tl_scenario *sc, tl_err *err)
+{
+    const tl_topo_spec *s = &sc->topo;
+    tl_topo *t = NULL;
+    switch (s->kind) {
+    case TL_TOPO_FABRIC: t = tl_topo_fabric(&s->fabric, err); break;
+    case TL_TOPO_FATTREE: t = tl_topo_fattree(&s->fattree, err); break;
+    case TL_TOPO_LEAFSPINE: t = tl_topo_leafspine(&s->leafspine, err); break;
+    case TL_TOPO_PARKING_LOT: t = tl_topo_parking_lot(&s->parking, err); break;
+    case TL_TOPO_TWO_DC: t = tl_topo_two_dc(&s->two_dc, err); break;
+    case TL_TOPO_FILE_PARSIMON: t = tl_topo_load_parsimon(s->file, err); break;
+    case TL_TOPO_FILE_NS3: t = tl_topo_load_ns3(s->file, err); break;
+    }
+    if (!t) {
+        if (err && !err->path[0])
+            snprintf(err->path, sizeof err->path, "topology");
+        if (err && !err->file[0])
+            snprintf(err->file, sizeof err->file, "%s", sc->source);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < s->n_failed; i++)
+        if (tl_topo_set_failed(t, s->failed_links[i], 1, err) != 0) {
+            if (err) {
+                snprintf(err->path, sizeof err->path, "topology.failed_links[%u]", i);
+                snprintf(err->file, sizeof err->file, "%s", sc->source);
+            }
+            tl_topo_destroy(t);
+            return NULL;
+        }
+    return t;
+}
