@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# CLI behaviour as a user meets it: help and version, exit codes, located
+# errors, no half-written output, --quiet, thread-count independence.
+# usage: cli_test.sh TAILOR_BINARY SOURCE_DIR
+set -u
+bin=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+failn=0
+check() { # name, condition (a command)
+    local name=$1
+    shift
+    if "$@"; then pass=$((pass + 1)); else failn=$((failn + 1)); echo "FAIL: $name"; fi
+}
+
+"$bin" --version >"$tmp/v" 2>&1
+check "version exits 0" test $? -eq 0
+check "version text" grep -q '^tailor [0-9]' "$tmp/v"
+"$bin" --help >"$tmp/h"
+check "help lists gen-flows" grep -q 'gen-flows' "$tmp/h"
+check "help lists inspect" grep -q 'inspect' "$tmp/h"
+"$bin" help gen-flows >"$tmp/h2"
+check "help gen-flows shows --format" grep -q -- '--format' "$tmp/h2"
+"$bin" help nosuch 2>/dev/null
+check "help of unknown command exits 2" test $? -eq 2
+"$bin" frobnicate 2>/dev/null
+check "unknown command exits 2" test $? -eq 2
+"$bin" gen-flows --bogus -o "$tmp/x.csv" 2>/dev/null
+check "unknown option exits 2" test $? -eq 2
+
+# The default scenario: 200,000 flows with the CSV header.
+"$bin" gen-flows -o "$tmp/flows.csv" --quiet 2>"$tmp/q"
+check "gen-flows default exits 0" test $? -eq 0
+check "gen-flows --quiet prints nothing" test ! -s "$tmp/q"
+check "default has 200000 flows" test "$(wc -l <"$tmp/flows.csv")" -eq 200001
+check "CSV header" test "$(head -1 "$tmp/flows.csv")" = "id,src,dst,size,start_ns,class"
+
+# Same seed, 1 and 2 threads: byte-identical.
+"$bin" gen-flows -o "$tmp/t1.csv" --threads 1 --quiet --seed 7
+"$bin" gen-flows -o "$tmp/t2.csv" --threads 2 --quiet --seed 7
+check "threads do not change the output" cmp -s "$tmp/t1.csv" "$tmp/t2.csv"
+check "seed changes the output" bash -c "! cmp -s '$tmp/t1.csv' '$tmp/flows.csv'"
+
+# ns-3 format.
+"$bin" gen-flows -o "$tmp/flow.txt" --format ns3 --quiet
+check "ns3 first line is the count" test "$(head -1 "$tmp/flow.txt")" = "200000"
+
+# A bad scenario: exit 2, message with file:line:col and JSON path, the old
+# output untouched and no temporary left behind.
+cat >"$tmp/bad.json" <<'JSON'
+{
+  "topology": {"type": "fabric", "pods": 2, "racks_per_pod": 16, "hosts_per_rack": 8,
+               "planes": 2, "oversubscription": 2},
+  "workload": {"flows": 100, "classes": [{"sizes": {"cdf": "webserver"},
+               "spatial": {"type": "uniform"}, "load": {"max_link_loda": 0.5}}]}
+}
+JSON
+echo old >"$tmp/keep.csv"
+"$bin" gen-flows "$tmp/bad.json" -o "$tmp/keep.csv" 2>"$tmp/err"
+check "bad scenario exits 2" test $? -eq 2
+check "error names file:line:col" grep -q "bad.json:5:57: workload.classes\[0\].load.max_link_loda" "$tmp/err"
+check "error suggests the key" grep -q "did you mean 'max_link_load'" "$tmp/err"
+check "old output untouched" test "$(cat "$tmp/keep.csv")" = "old"
+check "no temporary left" test "$(ls "$tmp" | grep -c '\.tmp')" -eq 0
+
+# Missing scenario file and unwritable output.
+"$bin" inspect "$tmp/none.json" 2>"$tmp/err"
+check "missing scenario exits 2" test $? -eq 2
+check "missing scenario named" grep -q "none.json" "$tmp/err"
+"$bin" gen-flows -o "$tmp/no/such/dir/f.csv" --quiet 2>"$tmp/err"
+check "unwritable output fails" test $? -ne 0
+check "unwritable output named" grep -q "f.csv" "$tmp/err"
+
+# inspect: counts of the default topology and the load line.
+"$bin" inspect --quiet >"$tmp/insp"
+check "inspect exits 0" test $? -eq 0
+check "inspect counts" grep -q "308 nodes (256 hosts, 52 switches), 352 links" "$tmp/insp"
+check "inspect oversubscription" grep -q "tier 2: .* 2.00:1" "$tmp/insp"
+check "inspect path lengths" grep -q " 6: " "$tmp/insp"
+"$bin" inspect --flows "$tmp/flows.csv" --quiet >"$tmp/insp2"
+check "inspect --flows reads the file" grep -q "200000 flows" "$tmp/insp2"
+"$bin" inspect --set nic.mtu_byte=9000 2>"$tmp/err"
+check "--set typo exits 2" test $? -eq 2
+check "--set typo suggests" grep -q "did you mean 'nic.mtu_bytes'" "$tmp/err"
+
+# Every example parses and inspects (small ones fully).
+for f in default incast-16to1 parking-lot-4hop fattree-k8-permutation two-dc; do
+    "$bin" inspect "$src/examples/$f.json" --quiet >/dev/null 2>"$tmp/err"
+    check "example $f inspects" test $? -eq 0
+done
+
+echo "$pass passed, $failn failed"
+test "$failn" -eq 0
