@@ -29,6 +29,10 @@ static const struct {
      "  --format  csv (default: id,src,dst,size,start_ns,class) or ns3 (HPCC flow.txt)\n"
      "  --seed    override the scenario's seed\n"
      "  --threads worker threads (0 = all cores); the output does not depend on it\n"},
+    {"export-topo", cmd_export_topo, "write a scenario's topology as Parsimon JSON or ns-3 topology.txt",
+     "tailor export-topo [SCENARIO] -o FILE [--format parsimon|ns3] [--quiet]\n"
+     "  --format  parsimon (default: {nodes, links} JSON, bandwidth bit/s, delay ns) or ns3\n"
+     "            (HPCC topology.txt). Both load back as a scenario topology of type \"file\".\n"},
 };
 
 static void usage(FILE *f)
@@ -37,8 +41,8 @@ static void usage(FILE *f)
                "usage: tailor COMMAND [options]\n\ncommands:\n",
             TL_VERSION_STRING);
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
-        fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-    fprintf(f, "  %-10s %s\n", "help", "show the options of one command: tailor help COMMAND");
+        fprintf(f, "  %-12s %s\n", cmds[i].name, cmds[i].summary);
+    fprintf(f, "  %-12s %s\n", "help", "show the options of one command: tailor help COMMAND");
     fprintf(f, "\nglobal: tailor --help, tailor --version\n"
                "Exit status: 0 success, 1 the run failed, 2 bad input (nothing written).\n");
 }

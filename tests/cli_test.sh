@@ -85,6 +85,20 @@ check "inspect --flows reads the file" grep -q "200000 flows" "$tmp/insp2"
 check "--set typo exits 2" test $? -eq 2
 check "--set typo suggests" grep -q "did you mean 'nic.mtu_bytes'" "$tmp/err"
 
+# Topology export round trip: a scenario of type "file" built from the export.
+for fmt in parsimon ns3; do
+    "$bin" export-topo -o "$tmp/topo.$fmt" --format $fmt 2>"$tmp/err"
+    check "export-topo $fmt exits 0" test $? -eq 0
+    cat >"$tmp/from_$fmt.json" <<JSON
+{"topology": {"type": "file", "format": "$fmt", "path": "topo.$fmt"},
+ "workload": {"flows": 1000, "classes": [{"sizes": {"cdf": "webserver"},
+   "spatial": {"type": "uniform"}, "load": {"max_link_load": 0.5}}]}}
+JSON
+    "$bin" inspect "$tmp/from_$fmt.json" --quiet >"$tmp/insp3" 2>"$tmp/err"
+    check "re-imported $fmt topology counts" grep -q "308 nodes (256 hosts, 52 switches), 352 links, 32 racks" "$tmp/insp3"
+    check "re-imported $fmt tiers" grep -q "tier 2: .* 2.00:1" "$tmp/insp3"
+done
+
 # Every example parses and inspects (small ones fully).
 for f in default incast-16to1 parking-lot-4hop fattree-k8-permutation two-dc; do
     "$bin" inspect "$src/examples/$f.json" --quiet >/dev/null 2>"$tmp/err"
