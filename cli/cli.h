@@ -58,6 +58,7 @@ int cmd_gen_flows(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_export_topo(int argc, char **argv);
+int cmd_params(int argc, char **argv);
 
 /* Prints the help of one subcommand; returns 0, or EXIT_INPUT if unknown. */
 int cli_help(const char *cmd);

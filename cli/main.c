@@ -28,11 +28,15 @@ static const struct {
      "  -o FILE   output path ('-' for standard output); written atomically\n"
      "  --format  csv (default: id,src,dst,size,start_ns,class) or ns3 (HPCC flow.txt)\n"
      "  --seed    override the scenario's seed\n"
-     "  --threads worker threads (0 = all cores); the output does not depend on it\n"},
+     "  --threads worker threads (default: the scenario's engine.threads, else all cores);\n"
+     "            the output does not depend on it\n"},
     {"export-topo", cmd_export_topo, "write a scenario's topology as Parsimon JSON or ns-3 topology.txt",
      "tailor export-topo [SCENARIO] -o FILE [--format parsimon|ns3] [--quiet]\n"
      "  --format  parsimon (default: {nodes, links} JSON, bandwidth bit/s, delay ns) or ns3\n"
      "            (HPCC topology.txt). Both load back as a scenario topology of type \"file\".\n"},
+    {"params", cmd_params, "list every tunable parameter (name, unit, default, range)",
+     "tailor params [--markdown]\n"
+     "  Prints the parameter registry; --markdown writes the table of docs/parameters.md.\n"},
 };
 
 static void usage(FILE *f)

@@ -99,6 +99,10 @@ JSON
     check "re-imported $fmt tiers" grep -q "tier 2: .* 2.00:1" "$tmp/insp3"
 done
 
+# docs/parameters.md is the registry's own output.
+"$bin" params --markdown >"$tmp/params.md"
+check "docs/parameters.md matches the registry" cmp -s "$tmp/params.md" "$src/docs/parameters.md"
+
 # Every example parses and inspects (small ones fully).
 for f in default incast-16to1 parking-lot-4hop fattree-k8-permutation two-dc; do
     "$bin" inspect "$src/examples/$f.json" --quiet >/dev/null 2>"$tmp/err"

@@ -1,6 +1,7 @@
 /* Scenario JSON -> validated tl_scenario (see tailor/spec.h, docs/scenario.md).
- * Quantities are numbers in the unit their key names (link_delay_ns: 1000) or
- * strings with an explicit unit ("1us"); both are accepted everywhere. */
+ * Rates, times and transport knobs are numbers in the unit their key names
+ * (link_delay_ns: 1000) or strings with an explicit unit ("1us", "10Gbps");
+ * counts, sizes and shapes are plain numbers. */
 #include "tailor/spec.h"
 
 #include <jansson.h>
@@ -291,13 +292,28 @@ static int wrap(ctx *c, const char *path, const tl_err *inner)
             return r_;                                                                             \
     } while (0)
 
+/* The rate and delay keys every generator shares: host_link_bps, a fabric
+ * rate key (fabric_link_bps or chain_link_bps) and link_delay_ns, each with a
+ * default when absent. */
+static int get_link_params(ctx *c, json_t *o, const char *P, const char *fabric_key,
+                           uint64_t host_def, uint64_t fabric_def, uint64_t *host_bps,
+                           uint64_t *fabric_bps, int64_t *delay_ps)
+{
+    *host_bps = host_def;
+    *fabric_bps = fabric_def;
+    *delay_ps = 1000000; /* 1 us: parsimon-eval's and Uno's per-link delay */
+    OPT(get_rate(c, o, P, "host_link_bps", host_bps, 0));
+    OPT(get_rate(c, o, P, fabric_key, fabric_bps, 0));
+    OPT(get_time(c, o, P, "link_delay_ns", 1000, delay_ps, 0));
+    return 0;
+}
+
 static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
 {
     const char *P = "topology";
     char type[32];
     OPT(get_str(c, o, P, "type", type, sizeof type, 1));
-    uint64_t host_bps = 10000000000ull, fabric_bps = 40000000000ull;
-    int64_t delay_ps = 1000000;
+    const uint64_t G10 = 10000000000ull, G40 = 40000000000ull, G100 = 100000000000ull;
     static const char *const types[] = {"fabric", "fat_tree", "leaf_spine", "parking_lot",
                                         "two_dc", "file", NULL};
     if (strcmp(type, "fabric") == 0) {
@@ -334,12 +350,8 @@ static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
                             f->racks_per_pod, oversub, s);
             f->spines_per_plane = (uint32_t)llround(s);
         }
-        f->host_bps = host_bps;
-        f->fabric_bps = fabric_bps;
-        f->delay_ps = delay_ps;
-        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
-        OPT(get_rate(c, o, P, "fabric_link_bps", &f->fabric_bps, 0));
-        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+        OPT(get_link_params(c, o, P, "fabric_link_bps", G10, G40, &f->host_bps, &f->fabric_bps,
+                            &f->delay_ps));
     } else if (strcmp(type, "fat_tree") == 0) {
         static const char *const keys[] = {"type", "k", "hosts_per_edge", "host_link_bps",
                                            "fabric_link_bps", "link_delay_ns", "failed_links",
@@ -351,12 +363,8 @@ static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
         if (f->k % 2)
             return fail(c, "topology.k", TL_ERANGE, "expected an even k, found %u", f->k);
         OPT(get_u32(c, o, P, "hosts_per_edge", &f->hosts_per_edge, 1, 4096, 0));
-        f->host_bps = fabric_bps = host_bps = 100000000000ull;
-        f->fabric_bps = fabric_bps;
-        f->delay_ps = delay_ps;
-        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
-        OPT(get_rate(c, o, P, "fabric_link_bps", &f->fabric_bps, 0));
-        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+        OPT(get_link_params(c, o, P, "fabric_link_bps", G100, G100, &f->host_bps, &f->fabric_bps,
+                            &f->delay_ps));
     } else if (strcmp(type, "leaf_spine") == 0) {
         static const char *const keys[] = {"type", "leaves", "spines", "hosts_per_leaf",
                                            "host_link_bps", "fabric_link_bps", "link_delay_ns",
@@ -367,12 +375,8 @@ static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
         OPT(get_u32(c, o, P, "leaves", &f->leaves, 1, 65536, 1));
         OPT(get_u32(c, o, P, "spines", &f->spines, 1, 65536, 1));
         OPT(get_u32(c, o, P, "hosts_per_leaf", &f->hosts_per_leaf, 1, 4096, 1));
-        f->host_bps = host_bps;
-        f->fabric_bps = fabric_bps;
-        f->delay_ps = delay_ps;
-        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
-        OPT(get_rate(c, o, P, "fabric_link_bps", &f->fabric_bps, 0));
-        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+        OPT(get_link_params(c, o, P, "fabric_link_bps", G100, G100, &f->host_bps, &f->fabric_bps,
+                            &f->delay_ps));
     } else if (strcmp(type, "parking_lot") == 0) {
         static const char *const keys[] = {"type", "hops", "hosts_per_switch", "host_link_bps",
                                            "chain_link_bps", "link_delay_ns", "failed_links",
@@ -383,12 +387,8 @@ static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
         OPT(get_u32(c, o, P, "hops", &f->hops, 1, 64, 1));
         f->hosts_per_switch = 1;
         OPT(get_u32(c, o, P, "hosts_per_switch", &f->hosts_per_switch, 1, 4096, 0));
-        f->host_bps = host_bps;
-        f->chain_bps = fabric_bps;
-        f->delay_ps = delay_ps;
-        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
-        OPT(get_rate(c, o, P, "chain_link_bps", &f->chain_bps, 0));
-        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
+        OPT(get_link_params(c, o, P, "chain_link_bps", G10, G40, &f->host_bps, &f->chain_bps,
+                            &f->delay_ps));
     } else if (strcmp(type, "two_dc") == 0) {
         static const char *const keys[] = {"type", "k", "core_border_links", "inter_dc_links",
                                            "host_link_bps", "fabric_link_bps", "wan_link_bps",
@@ -404,13 +404,11 @@ static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
             return fail(c, "topology.k", TL_ERANGE, "expected an even k, found %u", f->k);
         OPT(get_u32(c, o, P, "core_border_links", &f->core_border_links, 1, 1024, 0));
         OPT(get_u32(c, o, P, "inter_dc_links", &f->inter_dc_links, 1, 4096, 0));
-        f->host_bps = f->fabric_bps = f->wan_bps = 100000000000ull;
-        f->delay_ps = delay_ps;
+        f->wan_bps = G100;
         f->wan_delay_ps = 886500000; /* uno.txt §5.1 artifacts: 886.5 us one way */
-        OPT(get_rate(c, o, P, "host_link_bps", &f->host_bps, 0));
-        OPT(get_rate(c, o, P, "fabric_link_bps", &f->fabric_bps, 0));
+        OPT(get_link_params(c, o, P, "fabric_link_bps", G100, G100, &f->host_bps, &f->fabric_bps,
+                            &f->delay_ps));
         OPT(get_rate(c, o, P, "wan_link_bps", &f->wan_bps, 0));
-        OPT(get_time(c, o, P, "link_delay_ns", 1000, &f->delay_ps, 0));
         OPT(get_time(c, o, P, "wan_delay_ns", 1000, &f->wan_delay_ps, 0));
     } else if (strcmp(type, "file") == 0) {
         static const char *const keys[] = {"type", "format", "path", "failed_links", NULL};

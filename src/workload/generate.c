@@ -182,7 +182,7 @@ int tl_workload_generate(const tl_workload_spec *w, const tl_topo *t, const tl_r
             if (!g->cl->n_flows && !(w->n_flows && w->n_classes == 1))
                 rc = tl_err_set(err, TL_EINVAL,
                                 "class '%s': simultaneous arrivals need a flow count (the class's "
-                                "n_flows, or the workload's when it is the only class)",
+                                "'flows', or the workload's when it is the only class)",
                                 g->cl->name);
             continue;
         }

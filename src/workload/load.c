@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK 65536
-
 static uint32_t default_samples(const tl_topo *t)
 {
     uint64_t n = (uint64_t)tl_topo_n_links(t) * 2 * 64;
@@ -25,6 +23,80 @@ static uint32_t default_samples(const tl_topo *t)
 static int set_threads(int n_threads)
 {
     return n_threads > 0 ? n_threads : omp_get_max_threads();
+}
+
+/* Item i of a batch to route: a flow id, its endpoints and a weight. */
+typedef void (*item_fn)(const void *ctx, size_t i, uint64_t *id, uint32_t *src, uint32_t *dst,
+                        double *weight);
+
+/* Routes items 0..n-1 in parallel and adds each item's weight to every channel
+ * of its path (sum has 2 * n_links entries, zeroed here). Per-thread sums are
+ * added in thread order; weights that are whole numbers (flow counts) add
+ * exactly, so such sums do not depend on the thread count. */
+static int route_accumulate(const tl_routes *r, size_t n, int n_threads, item_fn item,
+                            const void *ctx, double *sum, tl_err *err)
+{
+    const tl_topo *t = tl_routes_topo(r);
+    size_t n_chans = (size_t)tl_topo_n_links(t) * 2;
+    memset(sum, 0, n_chans * sizeof *sum);
+    int failed = 0;
+    tl_err first_err;
+    tl_err_clear(&first_err);
+#pragma omp parallel num_threads(set_threads(n_threads))
+    {
+        double *local = calloc(n_chans, sizeof *local);
+        tl_err lerr;
+        tl_err_clear(&lerr);
+        if (!local)
+            tl_err_nomem(&lerr);
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < n; i++) {
+            if (!local || lerr.code)
+                continue;
+            uint64_t id;
+            uint32_t src, dst, path[TL_MAX_HOPS];
+            double w;
+            item(ctx, i, &id, &src, &dst, &w);
+            int h = tl_routes_path(r, id, src, dst, path, TL_MAX_HOPS, &lerr);
+            for (int j = 0; j < h; j++)
+                local[path[j]] += w;
+        }
+#pragma omp critical
+        {
+            if (local)
+                for (size_t i = 0; i < n_chans; i++)
+                    sum[i] += local[i];
+            if (lerr.code && !failed) {
+                failed = 1;
+                first_err = lerr;
+            }
+        }
+        free(local);
+    }
+    if (failed) {
+        if (err)
+            *err = first_err;
+        return first_err.code;
+    }
+    return 0;
+}
+
+typedef struct calib_ctx {
+    const spatial_sampler *s;
+    uint64_t seed, class_idx;
+} calib_ctx;
+
+/* Sample i draws from its own stream, so the sample set is the same for every
+ * thread count; its id lies beyond any real flow's so ECMP draws stay apart. */
+static void calib_item(const void *vctx, size_t i, uint64_t *id, uint32_t *src, uint32_t *dst,
+                       double *weight)
+{
+    const calib_ctx *c = vctx;
+    tl_rng rng;
+    tl_rng_init(&rng, c->seed, "calibrate", (c->class_idx << 40) | i);
+    spatial_pair(c->s, &rng, i, src, dst);
+    *id = UINT64_C(1) << 62 | i;
+    *weight = 1;
 }
 
 int tl_workload_class_rate(const tl_workload_spec *w, uint32_t c, const tl_topo *t,
@@ -49,63 +121,22 @@ int tl_workload_class_rate(const tl_workload_spec *w, uint32_t c, const tl_topo 
         return rc;
     uint32_t n_samples = w->calib_samples ? w->calib_samples : default_samples(t);
     size_t n_chans = (size_t)tl_topo_n_links(t) * 2;
-    uint64_t *count = calloc(n_chans, sizeof *count);
+    double *count = malloc(n_chans * sizeof *count);
     if (!count) {
         spatial_fini(&s);
         return tl_err_nomem(err);
     }
-    uint32_t n_chunks = (n_samples + CHUNK - 1) / CHUNK;
-    int failed = 0;
-    tl_err first_err;
-    tl_err_clear(&first_err);
-#pragma omp parallel num_threads(set_threads(n_threads))
-    {
-        uint64_t *local = calloc(n_chans, sizeof *local);
-        tl_err lerr;
-        tl_err_clear(&lerr);
-        if (!local)
-            tl_err_nomem(&lerr);
-#pragma omp for schedule(dynamic, 1)
-        for (uint32_t k = 0; k < n_chunks; k++) {
-            if (!local || lerr.code)
-                continue;
-            tl_rng rng;
-            tl_rng_init(&rng, seed, "calibrate", ((uint64_t)c << 40) | k);
-            uint32_t end = (k + 1) * (uint64_t)CHUNK < n_samples ? (k + 1) * CHUNK : n_samples;
-            for (uint32_t i = k * CHUNK; i < end; i++) {
-                uint32_t src, dst, path[TL_MAX_HOPS];
-                spatial_pair(&s, &rng, i, &src, &dst);
-                /* Ids beyond any real flow's keep the sample's ECMP draws apart. */
-                int h = tl_routes_path(r, UINT64_C(1) << 62 | i, src, dst, path, TL_MAX_HOPS, &lerr);
-                if (h < 0)
-                    break;
-                for (int j = 0; j < h; j++)
-                    local[path[j]]++;
-            }
-        }
-#pragma omp critical
-        {
-            if (local)
-                for (size_t i = 0; i < n_chans; i++)
-                    count[i] += local[i];
-            if (lerr.code && !failed) {
-                failed = 1;
-                first_err = lerr;
-            }
-        }
-        free(local);
-    }
+    calib_ctx cc = {.s = &s, .seed = seed, .class_idx = c};
+    rc = route_accumulate(r, n_samples, n_threads, calib_item, &cc, count, err);
     spatial_fini(&s);
-    if (failed) {
+    if (rc) {
         free(count);
-        if (err)
-            *err = first_err;
-        return first_err.code;
+        return rc;
     }
     /* The hottest channel per unit of bandwidth. */
     double best = 0;
     for (size_t i = 0; i < n_chans; i++) {
-        double per_bps = (double)count[i] / (double)tl_topo_link(t, tl_chan_link((uint32_t)i))->rate_bps;
+        double per_bps = count[i] / (double)tl_topo_link(t, tl_chan_link((uint32_t)i))->rate_bps;
         if (per_bps > best)
             best = per_bps;
     }
@@ -118,61 +149,35 @@ int tl_workload_class_rate(const tl_workload_spec *w, uint32_t c, const tl_topo 
     return 0;
 }
 
+typedef struct flows_ctx {
+    const tl_flows *f;
+    const double *class_mean_bytes;
+} flows_ctx;
+
+static void flow_item(const void *vctx, size_t i, uint64_t *id, uint32_t *src, uint32_t *dst,
+                      double *weight)
+{
+    const flows_ctx *c = vctx;
+    const tl_flow *fl = &c->f->v[i];
+    *id = fl->id;
+    *src = fl->src;
+    *dst = fl->dst;
+    *weight = c->class_mean_bytes ? c->class_mean_bytes[fl->class_idx] : (double)fl->size_bytes;
+}
+
 int tl_workload_link_loads(const tl_flows *f, const tl_routes *r, int n_threads,
                            const double *class_mean_bytes, double *load_frac, tl_err *err)
 {
     const tl_topo *t = tl_routes_topo(r);
     size_t n_chans = (size_t)tl_topo_n_links(t) * 2;
-    double *bytes = calloc(n_chans, sizeof *bytes);
-    if (!bytes)
-        return tl_err_nomem(err);
-    /* Per-thread sums are added in thread order; doubles make that order matter
-     * in the last bits, so with several threads the sum is exact only up to
-     * rounding. Loads are reports, never inputs to generation. */
-    int failed = 0;
-    tl_err first_err;
-    tl_err_clear(&first_err);
-#pragma omp parallel num_threads(set_threads(n_threads))
-    {
-        double *local = calloc(n_chans, sizeof *local);
-        tl_err lerr;
-        tl_err_clear(&lerr);
-        if (!local)
-            tl_err_nomem(&lerr);
-#pragma omp for schedule(static)
-        for (size_t i = 0; i < f->n; i++) {
-            if (!local || lerr.code)
-                continue;
-            uint32_t path[TL_MAX_HOPS];
-            const tl_flow *fl = &f->v[i];
-            int h = tl_routes_path(r, fl->id, fl->src, fl->dst, path, TL_MAX_HOPS, &lerr);
-            double b = class_mean_bytes ? class_mean_bytes[fl->class_idx] : (double)fl->size_bytes;
-            for (int j = 0; j < h; j++)
-                local[path[j]] += b;
-        }
-#pragma omp critical
-        {
-            if (local)
-                for (size_t i = 0; i < n_chans; i++)
-                    bytes[i] += local[i];
-            if (lerr.code && !failed) {
-                failed = 1;
-                first_err = lerr;
-            }
-        }
-        free(local);
-    }
-    if (failed) {
-        free(bytes);
-        if (err)
-            *err = first_err;
-        return first_err.code;
-    }
+    flows_ctx fc = {.f = f, .class_mean_bytes = class_mean_bytes};
+    int rc = route_accumulate(r, f->n, n_threads, flow_item, &fc, load_frac, err);
+    if (rc)
+        return rc;
     double span_s = f->n > 1 ? (double)(f->v[f->n - 1].start_ps - f->v[0].start_ps) * 1e-12 : 0;
     for (size_t i = 0; i < n_chans; i++) {
         double bps = (double)tl_topo_link(t, tl_chan_link((uint32_t)i))->rate_bps;
-        load_frac[i] = span_s > 0 ? bytes[i] * 8.0 / (span_s * bps) : 0;
+        load_frac[i] = span_s > 0 ? load_frac[i] * 8.0 / (span_s * bps) : 0;
     }
-    free(bytes);
     return 0;
 }
