@@ -17,6 +17,7 @@ typedef struct cli_opts {
     const char *out;      /* -o */
     const char *format;   /* --format */
     const char *flows;    /* --flows FILE (inspect an existing flow file) */
+    const char *engine;   /* --engine */
     const char *sets[64]; /* --set name=value */
     int n_sets;
     int64_t seed; /* --seed, -1 = scenario's */
@@ -59,6 +60,7 @@ int cmd_inspect(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_export_topo(int argc, char **argv);
 int cmd_params(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Prints the help of one subcommand; returns 0, or EXIT_INPUT if unknown. */
 int cli_help(const char *cmd);

@@ -61,6 +61,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->format = v;
         } else if (strcmp(name, "flows") == 0) {
             o->flows = v;
+        } else if (strcmp(name, "engine") == 0) {
+            o->engine = v;
         } else if (strcmp(name, "set") == 0) {
             if (o->n_sets == 64) {
                 fprintf(stderr, "tailor %s: at most 64 --set options\n", cmd);

@@ -14,6 +14,11 @@ static const struct {
      "tailor demo [-o DIR] [--seed N] [--threads N] [--quiet]\n"
      "  Generates the default scenario's flows into DIR/flows.csv (default out/demo)\n"
      "  and prints what `tailor inspect` shows for them.\n"},
+    {"run", cmd_run, "simulate a scenario with an engine and write its results",
+     "tailor run [SCENARIO] -o OUTDIR [--engine pktsim] [--flows FILE] [--seed N]\n"
+     "           [--set name=value]... [--threads N] [--quiet]\n"
+     "  Writes OUTDIR/fct.csv (per flow), fct.txt (ns-3 HPCC format), summary.json\n"
+     "  (slowdown per size bucket and class) and links.csv (per directed link).\n"},
     {"inspect", cmd_inspect, "show a scenario's topology, workload and offered link loads",
      "tailor inspect [SCENARIO] [--flows FILE] [--seed N] [--set name=value]... [--threads N]\n"
      "               [--quiet]\n"

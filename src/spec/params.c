@@ -22,11 +22,47 @@ static const tl_param_def net_params[] = {
      "Shared packet buffer per switch (ns-3 HPCC run.py gives 3 MiB at 10 Gb/s)."},
 };
 
+/* pktsim's transport and switch model (docs/pktsim.md). Marking thresholds
+ * scale with the port's rate as parsimon-eval sets them: K = 3 KB per Gb/s. */
+static const tl_param_def pktsim_params[] = {
+    {"nic.rto_ps", TL_UNIT_PS, 1e9, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
+     "Retransmission timeout: go-back-N from the first unacked byte when no ACK came for this "
+     "long (1 ms)."},
+    {"switch.dt_alpha", TL_UNIT_NONE, 1, 1.0 / 64, 64, 0, TL_DIR_UP_THROUGHPUT,
+     "Dynamic-threshold factor of the shared buffer: a port may hold at most alpha x the free "
+     "buffer (Choudhury and Hahne)."},
+    {"switch.kmin_bytes_per_gbps", TL_UNIT_BYTES, 3000, 0, 1e9, 0, TL_DIR_UP_THROUGHPUT,
+     "ECN marking starts above this queue length, per Gb/s of the port's rate (parsimon-eval: "
+     "3 KB per Gb/s)."},
+    {"switch.kmax_bytes_per_gbps", TL_UNIT_BYTES, 3000, 0, 1e9, 0, TL_DIR_UP_THROUGHPUT,
+     "Every packet is marked above this queue length, per Gb/s (equal to kmin: step marking)."},
+    {"switch.pmax", TL_UNIT_FRAC, 1, 0, 1, 0, TL_DIR_UP_DELAY,
+     "RED marking probability reached at kmax (1 with kmin = kmax: DCTCP's step)."},
+    {"switch.mark_on_dequeue", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL,
+     "Mark against the queue left behind a departing packet (ns-3 HPCC, Minim) rather than "
+     "the queue a packet joins."},
+    {"dctcp.g", TL_UNIT_FRAC, 0.0625, 1e-6, 1, 0, TL_DIR_UP_DELAY,
+     "EWMA gain of the marked fraction alpha (RFC 8257: 1/16)."},
+    {"dctcp.initial_alpha", TL_UNIT_FRAC, 1, 0, 1, 0, TL_DIR_UP_DELAY,
+     "Alpha before any feedback (RFC 8257: 1)."},
+    {"dctcp.initial_window_pkts", TL_UNIT_NONE, 10, 1, 1e6, 1, TL_DIR_UP_THROUGHPUT,
+     "Initial congestion window in packets (RFC 6928: 10)."},
+    {"dctcp_rate.g", TL_UNIT_FRAC, 0.0625, 1e-6, 1, 0, TL_DIR_UP_DELAY,
+     "EWMA gain of alpha in the HPCC code's rate-based DCTCP (EWMA_GAIN 1/16)."},
+    {"dctcp_rate.ai_bps", TL_UNIT_BPS, 615e6, 0, 1e12, 0, TL_DIR_UP_THROUGHPUT,
+     "Rate added per batch outside recovery (DCTCP_RATE_AI 615 Mb/s)."},
+    {"dctcp_rate.min_rate_bps", TL_UNIT_BPS, 1e9, 1e3, 1e12, 0, TL_DIR_UP_THROUGHPUT,
+     "Floor of the rate cuts (MIN_RATE 1 Gb/s)."},
+    {"dctcp_rate.window_bytes", TL_UNIT_BYTES, 18000, 1000, 1e10, 1, TL_DIR_UP_THROUGHPUT,
+     "Window at line rate, scaled by rate / line rate (FIXED_WIN 18 KB = 10 Gb/s x 14.4 us)."},
+};
+
 static const struct {
     const tl_param_def *defs;
     size_t n;
 } tables[] = {
     {net_params, sizeof net_params / sizeof *net_params},
+    {pktsim_params, sizeof pktsim_params / sizeof *pktsim_params},
 };
 
 size_t tl_params_count(void)

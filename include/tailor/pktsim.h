@@ -1,0 +1,63 @@
+/* pktsim: the packet-level discrete-event simulator, the ground truth every
+ * estimator is judged against (the role ns-3 and htsim play in parsimon.txt
+ * §5.1 and m3.txt §5.1). One simulation is one self-contained object: no
+ * globals, so many can run in parallel threads (Parsimon's link simulations).
+ *
+ * Model (docs/pktsim.md): output-queued switches over a shared buffer with a
+ * dynamic threshold, drop-tail; ECN marking per port (step or RED, at enqueue
+ * or dequeue); a strict high-priority queue for ACKs; links serialize at their
+ * rate then delay by their propagation time; hosts serve their active flows
+ * round-robin at line rate, each flow limited by its window and/or pacing
+ * rate, both owned by a congestion-control plug-in; one ACK per data packet;
+ * go-back-N on timeout or NACK. */
+#ifndef TAILOR_PKTSIM_H
+#define TAILOR_PKTSIM_H
+
+#include <stdint.h>
+
+#include "tailor/err.h"
+#include "tailor/params.h"
+#include "tailor/progress.h"
+#include "tailor/result.h"
+#include "tailor/routing.h"
+#include "tailor/topo.h"
+#include "tailor/workload.h"
+
+typedef struct tl_pktsim tl_pktsim;
+
+/* Builds a simulation of flows f on topology t with routes r, transport knobs
+ * p and congestion control cc ("dctcp", "dctcp-rate"). Borrows t, r, f and p:
+ * they must outlive the simulation. Each flow follows its ECMP path from r. */
+tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
+                            const tl_params *p, const char *cc, uint64_t seed, tl_err *err);
+void tl_pktsim_destroy(tl_pktsim *s);
+
+/* Runs until every flow has completed or simulated time reaches until_ps
+ * (0 = no limit; negative = until no event is left, i.e. the last ACKs and
+ * timers have drained too). A failed run stays failed: later calls return the
+ * same error. */
+int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err);
+
+/* Per-flow results, indexed like f->v (valid after run). */
+const tl_flow_result *tl_pktsim_results(const tl_pktsim *s);
+
+/* Counters of a run. */
+typedef struct tl_pktsim_stats {
+    uint64_t n_events, n_link_hops; /* link-hop: one packet (data or ACK) crossing one link */
+    uint64_t n_data_pkts, n_ack_pkts, n_drops, n_marks, n_timeouts, n_retx_pkts;
+    uint64_t bytes_sent, bytes_delivered; /* payload: first transmissions, in-order arrivals */
+    uint64_t n_flows_done;
+    int64_t now_ps;
+} tl_pktsim_stats;
+void tl_pktsim_get_stats(const tl_pktsim *s, tl_pktsim_stats *st);
+
+/* Per-channel (directed link) statistics, 2 * n_links entries. */
+typedef struct tl_port_stats {
+    uint64_t bytes_tx, pkts_tx, marks, drops;
+    uint64_t max_queue_bytes;
+    double mean_queue_bytes; /* time average over the run */
+    uint64_t queue_bytes_now;
+} tl_port_stats;
+void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out);
+
+#endif

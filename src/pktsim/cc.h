@@ -1,0 +1,48 @@
+/* The congestion-control plug-in interface of pktsim (STYLE.md "Plug points").
+ * A CC owns a flow's window and pacing rate and sees only tl_cc_io, never the
+ * transport's internals; the transport holds no CC logic. One implementation
+ * per file exports one const table, registered by name in cc_registry.c. */
+#ifndef TAILOR_PKTSIM_CC_H
+#define TAILOR_PKTSIM_CC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tailor/err.h"
+#include "tailor/params.h"
+
+typedef struct tl_cc_io {
+    uint64_t cwnd_bytes;   /* window; UINT64_MAX = no window limit */
+    uint64_t rate_bps;     /* pacing rate; 0 = send at line rate */
+    uint64_t line_bps;     /* the flow's NIC rate (read only) */
+    uint32_t mss_bytes;    /* payload per packet (read only) */
+    int64_t now_ps;        /* read only */
+    uint64_t snd_nxt, snd_una; /* read only: highest byte sent + 1, first unacked byte */
+    int64_t base_rtt_ps;   /* the path's unloaded round trip (read only) */
+    int64_t timer_at_ps;   /* the CC arms its timer by setting this; 0 = none */
+} tl_cc_io;
+
+typedef struct tl_ack_info {
+    uint64_t ack_seq;     /* cumulative: every byte below was received */
+    uint64_t newly_acked; /* bytes this ACK acknowledges for the first time */
+    int is_ece;           /* the acked data packet carried an ECN mark */
+    int64_t rtt_ps;       /* now - the data packet's send time */
+} tl_ack_info;
+
+typedef struct tl_cc_ops {
+    const char *name;   /* registry key: "dctcp", "dctcp-rate" */
+    size_t state_bytes; /* per-flow private state, zeroed by pktsim */
+    /* Sets the initial window and rate; reads knobs from p. Required. */
+    int (*init)(void *st, tl_cc_io *io, const tl_params *p, tl_err *err);
+    void (*on_ack)(void *st, tl_cc_io *io, const tl_ack_info *ack); /* required */
+    void (*on_timer)(void *st, tl_cc_io *io);                        /* optional */
+    void (*on_loss)(void *st, tl_cc_io *io); /* a timeout or NACK; optional */
+} tl_cc_ops;
+
+/* The registered CCs; NULL if name is unknown. */
+const tl_cc_ops *tl_cc_find(const char *name);
+
+extern const tl_cc_ops tl_cc_dctcp;
+extern const tl_cc_ops tl_cc_dctcp_rate;
+
+#endif

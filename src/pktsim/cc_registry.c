@@ -1,0 +1,14 @@
+/* The list of congestion controls pktsim knows, by name. */
+#include <string.h>
+
+#include "cc.h"
+
+static const tl_cc_ops *const ccs[] = {&tl_cc_dctcp, &tl_cc_dctcp_rate};
+
+const tl_cc_ops *tl_cc_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof ccs / sizeof *ccs; i++)
+        if (strcmp(ccs[i]->name, name) == 0)
+            return ccs[i];
+    return NULL;
+}

@@ -1,0 +1,683 @@
+/* pktsim's event loop, ports, hosts and transport (docs/pktsim.md).
+ * Per packet and hop the engine normally schedules one event: the packet's
+ * arrival at the far end of the link (a link keeps its in-flight packets in a
+ * ring and only the head is in the heap, as htsim's pipes do). A port
+ * schedules a transmit-done event only while packets wait behind the one on
+ * the wire, so an uncongested hop costs one event. */
+#include "pktsim_int.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/time.h"
+
+/* ---- small helpers ---- */
+
+static inline int64_t tx_time(const port *p, uint32_t bytes)
+{
+    return p->ps_per_byte ? (int64_t)(bytes * p->ps_per_byte) : tl_tx_time_ps(bytes, p->rate_bps);
+}
+
+static inline pkt *P(tl_pktsim *s, uint32_t i) { return tl_pool_at(&s->pkts, i); }
+
+static inline uint32_t path_chan(const tl_pktsim *s, const flow_rt *f, int kind, unsigned hop)
+{
+    /* Data follows the flow's path; ACKs and NACKs retrace it backwards. */
+    return kind == PK_DATA ? s->path[f->path_off + hop]
+                           : s->path[f->path_off + f->hops - 1 - hop] ^ 1u;
+}
+
+static inline void q_account(port *p, int64_t now)
+{
+    p->q_area += (double)p->q_bytes * (double)(now - p->q_changed_ps);
+    p->q_changed_ps = now;
+}
+
+static int fail_nomem(tl_pktsim *s) { return tl_err_nomem(&s->sticky); }
+
+/* ---- transmission ---- */
+
+/* Puts packet i on the wire of port p at now (the port is idle). */
+static void start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
+{
+    pkt *k = P(s, i);
+    int64_t end = now + tx_time(p, k->wire_bytes);
+    p->busy_until_ps = end;
+    p->bytes_tx += k->wire_bytes;
+    p->pkts_tx++;
+    if (p->ring_n == p->ring_cap) { /* grow the ring (rare: only while in-flight rises) */
+        uint32_t ncap = p->ring_cap * 2;
+        uint32_t *rp = malloc(ncap * sizeof *rp);
+        int64_t *ra = malloc(ncap * sizeof *ra);
+        if (!rp || !ra) {
+            free(rp);
+            free(ra);
+            fail_nomem(s);
+            return;
+        }
+        for (uint32_t j = 0; j < p->ring_n; j++) {
+            rp[j] = p->ring_pkt[(p->ring_head + j) % p->ring_cap];
+            ra[j] = p->ring_arr_ps[(p->ring_head + j) % p->ring_cap];
+        }
+        free(p->ring_pkt);
+        free(p->ring_arr_ps);
+        p->ring_pkt = rp;
+        p->ring_arr_ps = ra;
+        p->ring_head = 0;
+        p->ring_cap = ncap;
+    }
+    uint32_t slot = (p->ring_head + p->ring_n) % p->ring_cap;
+    p->ring_pkt[slot] = i;
+    p->ring_arr_ps[slot] = end + p->prop_ps;
+    if (p->ring_n++ == 0)
+        tl_heap_push(&s->heap, end + p->prop_ps, (uint32_t)(p - s->ports), EV_ARRIVE, 0);
+}
+
+static void arm_txdone(tl_pktsim *s, port *p, int64_t at)
+{
+    if (!p->is_txdone_armed) {
+        p->is_txdone_armed = 1;
+        tl_heap_push(&s->heap, at, (uint32_t)(p - s->ports), EV_TX_DONE, 0);
+    }
+}
+
+/* ECN marking of a data packet against queue length q (step or RED). */
+static void maybe_mark(tl_pktsim *s, port *p, pkt *k, uint64_t q)
+{
+    if (k->kind != PK_DATA || q <= p->kmin_bytes)
+        return;
+    int mark = q > p->kmax_bytes ||
+               tl_rng_uniform(&s->rng) <
+                   s->pmax * (double)(q - p->kmin_bytes) / (double)(p->kmax_bytes - p->kmin_bytes);
+    if (mark) {
+        k->is_ce = 1;
+        p->marks++;
+        s->st.n_marks++;
+    }
+}
+
+static uint32_t dequeue(tl_pktsim *s, port *p, int64_t now)
+{
+    for (int c = 0; c < 2; c++) {
+        uint32_t i = p->q_head[c];
+        if (i == NONE)
+            continue;
+        pkt *k = P(s, i);
+        p->q_head[c] = k->next;
+        if (p->q_head[c] == NONE)
+            p->q_tail[c] = NONE;
+        q_account(p, now);
+        p->q_bytes -= k->wire_bytes;
+        if (p->sw != NONE)
+            s->sw_used[p->sw] -= k->wire_bytes;
+        if (s->is_mark_on_dequeue)
+            maybe_mark(s, p, k, p->q_bytes);
+        return i;
+    }
+    return NONE;
+}
+
+static void nic_kick(tl_pktsim *s, port *p, int64_t now);
+
+/* Queues packet i at port p (admission by the shared buffer's dynamic
+ * threshold at switches; hosts never drop). */
+static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
+{
+    pkt *k = P(s, i);
+    if (p->sw != NONE) {
+        uint64_t used = s->sw_used[p->sw];
+        double free_bytes = (double)(s->buffer_bytes - (used < s->buffer_bytes ? used : s->buffer_bytes));
+        if (used + k->wire_bytes > s->buffer_bytes ||
+            (double)(p->q_bytes + k->wire_bytes) > s->dt_alpha * free_bytes) {
+            p->drops++;
+            s->st.n_drops++;
+            tl_pool_put(&s->pkts, i);
+            return;
+        }
+        s->sw_used[p->sw] += k->wire_bytes;
+    }
+    if (!s->is_mark_on_dequeue)
+        maybe_mark(s, p, k, p->q_bytes + k->wire_bytes);
+    int c = k->kind == PK_DATA ? 1 : 0;
+    k->next = NONE;
+    if (p->q_tail[c] == NONE)
+        p->q_head[c] = i;
+    else
+        P(s, p->q_tail[c])->next = i;
+    p->q_tail[c] = i;
+    q_account(p, now);
+    p->q_bytes += k->wire_bytes;
+    if (p->q_bytes > p->max_q_bytes)
+        p->max_q_bytes = p->q_bytes;
+    if (p->busy_until_ps > now) {
+        arm_txdone(s, p, p->busy_until_ps);
+    } else if (p->is_host) {
+        nic_kick(s, p, now);
+    } else {
+        start_tx(s, p, dequeue(s, p, now), now);
+        if (p->q_head[0] != NONE || p->q_head[1] != NONE)
+            arm_txdone(s, p, p->busy_until_ps);
+    }
+}
+
+/* ---- hosts: the NIC serves ACKs first, then its flows round-robin ---- */
+
+static void rr_remove(tl_pktsim *s, port *p, uint32_t fi)
+{
+    flow_rt *f = &s->fl[fi];
+    if (!f->is_in_rr)
+        return;
+    f->is_in_rr = 0;
+    if (f->rr_next == fi) {
+        p->rr_head = NONE;
+        return;
+    }
+    s->fl[f->rr_prev].rr_next = f->rr_next;
+    s->fl[f->rr_next].rr_prev = f->rr_prev;
+    if (p->rr_head == fi)
+        p->rr_head = f->rr_next;
+}
+
+static void rr_add(tl_pktsim *s, port *p, uint32_t fi)
+{
+    flow_rt *f = &s->fl[fi];
+    if (f->is_in_rr)
+        return;
+    f->is_in_rr = 1;
+    if (p->rr_head == NONE) {
+        f->rr_next = f->rr_prev = fi;
+        p->rr_head = fi;
+        return;
+    }
+    uint32_t h = p->rr_head, t = s->fl[h].rr_prev; /* insert before the cursor: served last */
+    f->rr_next = h;
+    f->rr_prev = t;
+    s->fl[t].rr_next = fi;
+    s->fl[h].rr_prev = fi;
+}
+
+static uint32_t make_data(tl_pktsim *s, uint32_t fi, int64_t now)
+{
+    flow_rt *f = &s->fl[fi];
+    uint32_t i = tl_pool_get(&s->pkts);
+    if (i == TL_POOL_NONE) {
+        fail_nomem(s);
+        return NONE;
+    }
+    pkt *k = P(s, i);
+    uint64_t left = f->size_bytes - f->snd_nxt;
+    k->payload_bytes = left < s->mtu_bytes ? (uint32_t)left : s->mtu_bytes;
+    k->wire_bytes = k->payload_bytes + s->header_bytes;
+    k->seq = f->snd_nxt;
+    k->sent_ps = now;
+    k->flow = fi;
+    k->kind = PK_DATA;
+    k->hop = 0;
+    k->is_ce = k->is_ece = 0;
+    k->next = NONE;
+    if (f->snd_nxt + k->payload_bytes > f->io.snd_nxt) { /* beyond the highest sent: new data */
+        s->st.bytes_sent += f->snd_nxt + k->payload_bytes - f->io.snd_nxt;
+    } else {
+        s->st.n_retx_pkts++;
+    }
+    f->snd_nxt += k->payload_bytes;
+    if (f->snd_nxt > f->io.snd_nxt)
+        f->io.snd_nxt = f->snd_nxt;
+    s->st.n_data_pkts++;
+    if (f->io.rate_bps && f->io.rate_bps < f->io.line_bps)
+        f->next_send_ps = now + tl_tx_time_ps(k->wire_bytes, f->io.rate_bps);
+    if (!f->is_rto_armed) {
+        f->is_rto_armed = 1;
+        f->rto_deadline_ps = now + s->rto_ps;
+        tl_heap_push(&s->heap, f->rto_deadline_ps, fi, EV_RTO, 0);
+    }
+    return i;
+}
+
+static void nic_kick(tl_pktsim *s, port *p, int64_t now)
+{
+    if (p->busy_until_ps > now) {
+        if (p->q_head[0] != NONE || p->rr_head != NONE)
+            arm_txdone(s, p, p->busy_until_ps);
+        return;
+    }
+    uint32_t i = dequeue(s, p, now);
+    if (i == NONE && p->rr_head != NONE) {
+        int64_t wake = INT64_MAX;
+        uint32_t fi = p->rr_head;
+        do {
+            flow_rt *f = &s->fl[fi];
+            uint32_t nx = f->rr_next;
+            if (f->snd_nxt >= f->size_bytes) { /* everything sent: leave until a loss */
+                rr_remove(s, p, fi);
+            } else if (f->snd_nxt - f->snd_una < f->io.cwnd_bytes) {
+                if (f->next_send_ps <= now) {
+                    i = make_data(s, fi, now);
+                    p->rr_head = s->fl[fi].is_in_rr ? s->fl[fi].rr_next : p->rr_head;
+                    break;
+                }
+                if (f->next_send_ps < wake)
+                    wake = f->next_send_ps;
+            }
+            fi = nx;
+        } while (p->rr_head != NONE && fi != p->rr_head);
+        if (i == NONE && wake != INT64_MAX)
+            arm_txdone(s, p, wake);
+    }
+    if (i == NONE)
+        return;
+    start_tx(s, p, i, now);
+    if (p->q_head[0] != NONE || p->rr_head != NONE)
+        arm_txdone(s, p, p->busy_until_ps);
+}
+
+/* ---- transport endpoints ---- */
+
+/* An ACK or NACK echoing a data packet's send time and mark. Takes values, not
+ * the data packet: tl_pool_get may move the pool. */
+static void send_ctrl(tl_pktsim *s, uint32_t fi, int kind, int64_t echo_sent_ps, int is_ce,
+                      int64_t now)
+{
+    flow_rt *f = &s->fl[fi];
+    uint32_t i = tl_pool_get(&s->pkts);
+    if (i == TL_POOL_NONE) {
+        fail_nomem(s);
+        return;
+    }
+    pkt *k = P(s, i);
+    k->seq = f->rcv_nxt;
+    k->sent_ps = echo_sent_ps;
+    k->flow = fi;
+    k->kind = (uint8_t)kind;
+    k->hop = 0;
+    k->is_ce = 0;
+    k->is_ece = (uint8_t)is_ce;
+    k->wire_bytes = s->ack_bytes;
+    k->payload_bytes = 0;
+    s->st.n_ack_pkts++;
+    enqueue(s, &s->ports[path_chan(s, f, kind, 0)], i, now);
+}
+
+static void on_data(tl_pktsim *s, uint32_t i, int64_t now)
+{
+    pkt *k = P(s, i);
+    uint32_t fi = k->flow;
+    flow_rt *f = &s->fl[fi];
+    int64_t sent_ps = k->sent_ps;
+    int is_ce = k->is_ce;
+    if (k->seq == f->rcv_nxt) {
+        f->rcv_nxt += k->payload_bytes;
+        s->st.bytes_delivered += k->payload_bytes;
+        if (f->rcv_nxt == f->size_bytes && !f->is_rx_done) {
+            f->is_rx_done = 1;
+            s->res[fi].fct_ps = now - f->start_ps;
+            s->st.n_flows_done++;
+        }
+        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, now);
+    } else if (k->seq > f->rcv_nxt) {
+        /* A gap: a loss upstream. Go-back-N: one NACK per gap, later packets dropped. */
+        if (f->nacked_at != f->rcv_nxt + 1) {
+            f->nacked_at = f->rcv_nxt + 1;
+            send_ctrl(s, fi, PK_NACK, sent_ps, is_ce, now);
+        }
+    } else {
+        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, now); /* duplicate: re-acknowledge */
+    }
+    tl_pool_put(&s->pkts, i);
+}
+
+static void cc_loss(tl_pktsim *s, uint32_t fi)
+{
+    flow_rt *f = &s->fl[fi];
+    if (s->cc->on_loss)
+        s->cc->on_loss(s->cc_state + (size_t)fi * s->cc->state_bytes, &f->io);
+}
+
+static void on_ack(tl_pktsim *s, uint32_t i, int64_t now)
+{
+    pkt *k = P(s, i);
+    uint32_t fi = k->flow;
+    flow_rt *f = &s->fl[fi];
+    port *nic = &s->ports[f->nic_port];
+    if (k->seq > f->snd_una) {
+        tl_ack_info a = {.ack_seq = k->seq,
+                         .newly_acked = k->seq - f->snd_una,
+                         .is_ece = k->is_ece,
+                         .rtt_ps = now - k->sent_ps};
+        f->snd_una = k->seq;
+        if (f->snd_nxt < f->snd_una)
+            f->snd_nxt = f->snd_una;
+        f->io.snd_una = f->snd_una;
+        f->io.now_ps = now;
+        f->rto_deadline_ps = now + s->rto_ps;
+        s->cc->on_ack(s->cc_state + (size_t)fi * s->cc->state_bytes, &f->io, &a);
+    }
+    if (k->kind == PK_NACK && k->seq >= f->snd_una && k->seq < f->snd_nxt) {
+        f->snd_nxt = k->seq; /* go back N */
+        f->io.now_ps = now;
+        cc_loss(s, fi);
+    }
+    tl_pool_put(&s->pkts, i);
+    if (f->snd_una >= f->size_bytes) {
+        f->is_tx_done = 1;
+        f->is_rto_armed = 0; /* the pending RTO event finds the flow done */
+        rr_remove(s, nic, fi);
+        return;
+    }
+    if (f->snd_nxt < f->size_bytes)
+        rr_add(s, nic, fi);
+    nic_kick(s, nic, now);
+}
+
+static void on_rto(tl_pktsim *s, uint32_t fi, int64_t now)
+{
+    flow_rt *f = &s->fl[fi];
+    if (f->is_tx_done || !f->is_rto_armed)
+        return;
+    if (now < f->rto_deadline_ps) { /* pushed back by ACKs since: sleep again */
+        tl_heap_push(&s->heap, f->rto_deadline_ps, fi, EV_RTO, 0);
+        return;
+    }
+    if (f->snd_una == f->snd_nxt && f->snd_nxt >= f->size_bytes) {
+        f->is_rto_armed = 0;
+        return;
+    }
+    s->st.n_timeouts++;
+    f->snd_nxt = f->snd_una;
+    f->io.now_ps = now;
+    cc_loss(s, fi);
+    f->rto_deadline_ps = now + s->rto_ps;
+    tl_heap_push(&s->heap, f->rto_deadline_ps, fi, EV_RTO, 0);
+    port *nic = &s->ports[f->nic_port];
+    rr_add(s, nic, fi);
+    nic_kick(s, nic, now);
+}
+
+/* ---- events ---- */
+
+static void on_arrive(tl_pktsim *s, port *p, int64_t now)
+{
+    uint32_t i = p->ring_pkt[p->ring_head];
+    p->ring_head = (p->ring_head + 1) % p->ring_cap;
+    if (--p->ring_n)
+        tl_heap_push(&s->heap, p->ring_arr_ps[p->ring_head], (uint32_t)(p - s->ports), EV_ARRIVE,
+                     0);
+    s->st.n_link_hops++;
+    pkt *k = P(s, i);
+    if (s->node_sw[p->to] != NONE) {
+        k->hop++;
+        enqueue(s, &s->ports[path_chan(s, &s->fl[k->flow], k->kind, k->hop)], i, now);
+    } else if (k->kind == PK_DATA) {
+        on_data(s, i, now);
+    } else {
+        on_ack(s, i, now);
+    }
+}
+
+static void on_txdone(tl_pktsim *s, port *p, int64_t now)
+{
+    p->is_txdone_armed = 0;
+    if (p->is_host) {
+        nic_kick(s, p, now);
+        return;
+    }
+    if (p->busy_until_ps > now) {
+        arm_txdone(s, p, p->busy_until_ps);
+        return;
+    }
+    uint32_t i = dequeue(s, p, now);
+    if (i == NONE)
+        return;
+    start_tx(s, p, i, now);
+    if (p->q_head[0] != NONE || p->q_head[1] != NONE)
+        arm_txdone(s, p, p->busy_until_ps);
+}
+
+static int start_flows(tl_pktsim *s, int64_t now)
+{
+    const tl_flows *fs = s->flows;
+    while (s->next_start < fs->n && fs->v[s->next_start].start_ps <= now) {
+        uint32_t fi = (uint32_t)s->next_start++;
+        flow_rt *f = &s->fl[fi];
+        f->is_started = 1;
+        f->io.now_ps = now;
+        int rc = s->cc->init(s->cc_state + (size_t)fi * s->cc->state_bytes, &f->io, s->params,
+                             &s->sticky);
+        if (rc)
+            return rc;
+        port *nic = &s->ports[f->nic_port];
+        rr_add(s, nic, fi);
+        nic_kick(s, nic, now);
+    }
+    if (s->next_start < fs->n)
+        tl_heap_push(&s->heap, fs->v[s->next_start].start_ps, 0, EV_FLOW_START, 0);
+    return 0;
+}
+
+int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err)
+{
+    if (s->sticky.code) {
+        if (err)
+            *err = s->sticky;
+        return s->sticky.code;
+    }
+    const size_t n = s->flows->n;
+    tl_event e;
+    uint64_t next_report = 1u << 20;
+    while (s->st.n_flows_done < n || until_ps < 0) {
+        const tl_event *top = tl_heap_peek(&s->heap);
+        if (!top || (until_ps > 0 && top->t_ps > until_ps))
+            break;
+        tl_heap_pop(&s->heap, &e);
+        assert(e.t_ps >= s->st.now_ps);
+        s->st.now_ps = e.t_ps;
+        s->st.n_events++;
+        switch (e.kind) {
+        case EV_ARRIVE: on_arrive(s, &s->ports[e.target], e.t_ps); break;
+        case EV_TX_DONE: on_txdone(s, &s->ports[e.target], e.t_ps); break;
+        case EV_FLOW_START: start_flows(s, e.t_ps); break;
+        case EV_RTO: on_rto(s, e.target, e.t_ps); break;
+        }
+        if (s->sticky.code)
+            break;
+        if (s->st.n_events >= next_report) {
+            next_report += 1u << 20;
+            tl_progress_report(prog, "pktsim", (double)s->st.n_flows_done, (double)n, "flows");
+        }
+    }
+    if (s->sticky.code) {
+        if (err)
+            *err = s->sticky;
+        return s->sticky.code;
+    }
+    for (uint32_t c = 0; c < s->n_ports; c++)
+        q_account(&s->ports[c], s->st.now_ps);
+    tl_progress_report(prog, "pktsim", (double)s->st.n_flows_done, (double)n, "flows");
+    return 0;
+}
+
+/* ---- build ---- */
+
+void tl_pktsim_destroy(tl_pktsim *s)
+{
+    if (!s)
+        return;
+    if (s->ports)
+        for (uint32_t c = 0; c < s->n_ports; c++) {
+            free(s->ports[c].ring_pkt);
+            free(s->ports[c].ring_arr_ps);
+        }
+    free(s->ports);
+    free(s->sw_used);
+    free(s->node_sw);
+    free(s->fl);
+    free(s->cc_state);
+    free(s->path);
+    free(s->res);
+    tl_heap_fini(&s->heap);
+    tl_pool_fini(&s->pkts);
+    free(s);
+}
+
+static int build_ports(tl_pktsim *s, tl_err *err)
+{
+    const tl_topo *t = s->topo;
+    uint32_t nn = tl_topo_n_nodes(t), n_sw = 0;
+    s->node_sw = malloc((size_t)nn * sizeof *s->node_sw);
+    if (!s->node_sw)
+        return tl_err_nomem(err);
+    for (uint32_t v = 0; v < nn; v++)
+        s->node_sw[v] = tl_topo_node(t, v)->kind == TL_NODE_SWITCH ? n_sw++ : NONE;
+    s->sw_used = calloc(n_sw + 1, sizeof *s->sw_used);
+    s->n_ports = 2 * tl_topo_n_links(t);
+    s->ports = calloc(s->n_ports, sizeof *s->ports);
+    if (!s->sw_used || !s->ports)
+        return tl_err_nomem(err);
+    double kmin = tl_params_get(s->params, "switch.kmin_bytes_per_gbps");
+    double kmax = tl_params_get(s->params, "switch.kmax_bytes_per_gbps");
+    if (kmax < kmin)
+        return tl_err_set(err, TL_ERANGE,
+                          "switch.kmax_bytes_per_gbps (%g) must be >= switch.kmin_bytes_per_gbps "
+                          "(%g)",
+                          kmax, kmin);
+    for (uint32_t c = 0; c < s->n_ports; c++) {
+        port *p = &s->ports[c];
+        const tl_link *l = tl_topo_link(t, tl_chan_link(c));
+        p->from = tl_topo_chan_from(t, c);
+        p->to = tl_topo_chan_to(t, c);
+        p->sw = s->node_sw[p->from];
+        p->is_host = p->sw == NONE;
+        p->rate_bps = l->rate_bps;
+        p->ps_per_byte = 8000000000000ull % l->rate_bps == 0 ? 8000000000000ull / l->rate_bps : 0;
+        p->prop_ps = l->delay_ps;
+        double gbps = (double)l->rate_bps / 1e9;
+        p->kmin_bytes = (uint64_t)(kmin * gbps);
+        p->kmax_bytes = (uint64_t)(kmax * gbps);
+        p->q_head[0] = p->q_head[1] = p->q_tail[0] = p->q_tail[1] = NONE;
+        p->rr_head = NONE;
+        /* Ring sized for a link full of minimum-size packets; grows if needed. */
+        uint64_t cap = (uint64_t)(l->delay_ps / (tx_time(p, s->ack_bytes) + 1)) + 4;
+        p->ring_cap = (uint32_t)(cap < (1u << 20) ? cap : (1u << 20));
+        p->ring_pkt = malloc(p->ring_cap * sizeof *p->ring_pkt);
+        p->ring_arr_ps = malloc(p->ring_cap * sizeof *p->ring_arr_ps);
+        if (!p->ring_pkt || !p->ring_arr_ps)
+            return tl_err_nomem(err);
+    }
+    return 0;
+}
+
+static int build_flows(tl_pktsim *s, const tl_routes *r, tl_err *err)
+{
+    const tl_flows *fs = s->flows;
+    size_t n = fs->n;
+    s->fl = calloc(n ? n : 1, sizeof *s->fl);
+    s->res = calloc(n ? n : 1, sizeof *s->res);
+    s->cc_state = calloc(n ? n : 1, s->cc->state_bytes ? s->cc->state_bytes : 1);
+    s->path = malloc((n ? n : 1) * 8 * sizeof *s->path);
+    if (!s->fl || !s->res || !s->cc_state || !s->path)
+        return tl_err_nomem(err);
+    size_t cap = (n ? n : 1) * 8, used = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tl_flow *fw = &fs->v[i];
+        if (i && fw->start_ps < fs->v[i - 1].start_ps)
+            return tl_err_set(err, TL_EINVAL, "flows must be sorted by start time (flow %zu)", i);
+        if (used + TL_MAX_HOPS > cap) {
+            cap *= 2;
+            uint32_t *np = realloc(s->path, cap * sizeof *np);
+            if (!np)
+                return tl_err_nomem(err);
+            s->path = np;
+        }
+        int h = tl_routes_path(r, fw->id, fw->src, fw->dst, s->path + used, TL_MAX_HOPS, err);
+        if (h < 0)
+            return h;
+        flow_rt *f = &s->fl[i];
+        f->size_bytes = fw->size_bytes;
+        f->start_ps = fw->start_ps;
+        f->path_off = (uint32_t)used;
+        f->hops = (uint8_t)h;
+        f->nic_port = s->path[used];
+        f->rr_next = f->rr_prev = NONE;
+        f->nacked_at = 0;
+        /* Unloaded round trip: propagation both ways, a full data packet and an ACK serialized at every hop. */
+        int64_t rtt = 0;
+        uint64_t line = s->ports[s->path[used]].rate_bps;
+        for (int j = 0; j < h; j++) {
+            const port *p = &s->ports[s->path[used + j]];
+            rtt += 2 * p->prop_ps + tx_time(p, s->mtu_bytes + s->header_bytes) +
+                   tx_time(p, s->ack_bytes);
+        }
+        f->io = (tl_cc_io){.cwnd_bytes = UINT64_MAX,
+                           .line_bps = line,
+                           .mss_bytes = s->mtu_bytes,
+                           .base_rtt_ps = rtt};
+        s->res[i].fct_ps = -1;
+        s->res[i].ideal_ps = tl_ideal_fct_ps(s->topo, s->path + used, h, fw->size_bytes,
+                                             s->mtu_bytes, s->header_bytes);
+        used += (size_t)h;
+    }
+    return 0;
+}
+
+tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
+                            const tl_params *p, const char *cc, uint64_t seed, tl_err *err)
+{
+    tl_pktsim *s = calloc(1, sizeof *s);
+    if (!s) {
+        tl_err_nomem(err);
+        return NULL;
+    }
+    s->topo = t;
+    s->flows = f;
+    s->params = p;
+    s->cc = tl_cc_find(cc);
+    if (!s->cc) {
+        tl_err_set(err, TL_EINVAL, "pktsim does not implement congestion control '%s' yet "
+                                   "(available: dctcp, dctcp-rate)",
+                   cc);
+        goto fail;
+    }
+    s->mtu_bytes = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
+    s->header_bytes = (uint32_t)tl_params_get(p, "nic.header_bytes");
+    s->ack_bytes = (uint32_t)tl_params_get(p, "nic.ack_bytes");
+    s->buffer_bytes = (uint64_t)tl_params_get(p, "switch.buffer_bytes");
+    s->dt_alpha = tl_params_get(p, "switch.dt_alpha");
+    s->pmax = tl_params_get(p, "switch.pmax");
+    s->is_mark_on_dequeue = tl_params_get(p, "switch.mark_on_dequeue") != 0;
+    s->rto_ps = (int64_t)tl_params_get(p, "nic.rto_ps");
+    if (s->buffer_bytes < s->mtu_bytes + s->header_bytes) {
+        tl_err_set(err, TL_ERANGE,
+                   "switch.buffer_bytes (%llu) is smaller than one packet (%u bytes)",
+                   (unsigned long long)s->buffer_bytes, s->mtu_bytes + s->header_bytes);
+        goto fail;
+    }
+    tl_rng_init(&s->rng, seed, "pktsim", 0);
+    if (tl_heap_init(&s->heap, 1024, err) ||
+        tl_pool_init(&s->pkts, sizeof(pkt), 4096, UINT32_MAX - 1, err) || build_ports(s, err) ||
+        build_flows(s, r, err))
+        goto fail;
+    if (f->n)
+        tl_heap_push(&s->heap, f->v[0].start_ps, 0, EV_FLOW_START, 0);
+    return s;
+fail:
+    tl_pktsim_destroy(s);
+    return NULL;
+}
+
+const tl_flow_result *tl_pktsim_results(const tl_pktsim *s) { return s->res; }
+
+void tl_pktsim_get_stats(const tl_pktsim *s, tl_pktsim_stats *st) { *st = s->st; }
+
+void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out)
+{
+    const port *p = &s->ports[chan];
+    out->bytes_tx = p->bytes_tx;
+    out->pkts_tx = p->pkts_tx;
+    out->marks = p->marks;
+    out->drops = p->drops;
+    out->max_queue_bytes = p->max_q_bytes;
+    out->queue_bytes_now = p->q_bytes;
+    out->mean_queue_bytes = s->st.now_ps > 0 ? p->q_area / (double)s->st.now_ps : 0;
+}

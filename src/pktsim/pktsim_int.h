@@ -1,0 +1,93 @@
+/* pktsim internals shared by its files (see tailor/pktsim.h and docs/pktsim.md).
+ *
+ * Invariants (checked by check_invariants in engine.c):
+ *   1. a port's q_bytes equals the wire bytes of the packets in its two queues;
+ *   2. a port's ring holds its in-flight packets in non-decreasing arrival
+ *      time; when it is non-empty, exactly one EV_ARRIVE for the port is pending;
+ *   3. a switch's used_bytes equals the q_bytes summed over its ports;
+ *   4. for every flow snd_una <= snd_nxt <= size and rcv_nxt <= size. */
+#ifndef TAILOR_PKTSIM_INT_H
+#define TAILOR_PKTSIM_INT_H
+
+#include "cc.h"
+#include "tailor/heap.h"
+#include "tailor/pktsim.h"
+#include "tailor/pool.h"
+#include "tailor/rng.h"
+
+enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO };
+enum { PK_DATA = 0, PK_ACK, PK_NACK };
+#define NONE UINT32_MAX
+
+typedef struct pkt {
+    uint64_t seq;       /* data: first payload byte; ACK/NACK: cumulative ack */
+    int64_t sent_ps;    /* data: send time; ACK: the echoed send time */
+    uint32_t next;      /* queue link */
+    uint32_t flow;
+    uint32_t wire_bytes;
+    uint32_t payload_bytes;
+    uint8_t kind, hop; /* hop: index of the channel it is on, along its direction */
+    uint8_t is_ce, is_ece;
+} pkt;
+
+typedef struct port { /* egress queue of a directed channel, and the link itself */
+    uint32_t q_head[2], q_tail[2]; /* 0: high priority (ACK, NACK), 1: data */
+    uint64_t q_bytes;
+    int64_t busy_until_ps;
+    uint32_t ring_head, ring_n, ring_cap;
+    uint8_t is_txdone_armed, is_host;
+    uint32_t from, to;
+    uint32_t sw;      /* switch index of `from`, NONE for a host NIC */
+    uint32_t rr_head; /* host NIC: round-robin cursor into its active flows, NONE if none */
+    uint64_t rate_bps;
+    uint64_t ps_per_byte; /* 8e12 / rate when exact, else 0 (then tl_tx_time_ps) */
+    int64_t prop_ps;
+    uint64_t kmin_bytes, kmax_bytes;
+    uint32_t *ring_pkt; /* (ring_cap) */
+    int64_t *ring_arr_ps;
+    /* statistics */
+    uint64_t bytes_tx, pkts_tx, marks, drops, max_q_bytes;
+    double q_area; /* integral of q_bytes over time, byte-ps */
+    int64_t q_changed_ps;
+} port;
+
+typedef struct flow_rt {
+    uint64_t size_bytes;
+    uint64_t snd_nxt, snd_una, rcv_nxt, nacked_at;
+    int64_t start_ps, next_send_ps, rto_deadline_ps;
+    uint32_t path_off;
+    uint8_t hops, is_started, is_rx_done, is_tx_done;
+    uint8_t is_rto_armed, is_in_rr;
+    uint32_t rr_next, rr_prev; /* circular list of the NIC's active flows */
+    uint32_t nic_port;
+    tl_cc_io io;
+} flow_rt;
+
+struct tl_pktsim {
+    const tl_topo *topo;     /* borrowed */
+    const tl_flows *flows;   /* borrowed */
+    const tl_cc_ops *cc;
+    tl_heap heap;
+    tl_pool pkts;
+    tl_rng rng;
+    port *ports;         /* (n_ports = 2 * n_links) */
+    uint32_t n_ports;
+    uint64_t *sw_used;   /* (n_switches) shared-buffer bytes in use */
+    uint32_t *node_sw;   /* (n_nodes) switch index, NONE for hosts */
+    flow_rt *fl;         /* (n_flows) */
+    unsigned char *cc_state; /* (n_flows, cc->state_bytes) */
+    uint32_t *path;      /* flows' channels, CSR by fl[i].path_off */
+    tl_flow_result *res; /* (n_flows) */
+    size_t next_start;   /* next flow (in start order) to start */
+    /* configuration, from the parameter registry */
+    uint32_t mtu_bytes, header_bytes, ack_bytes;
+    uint64_t buffer_bytes;
+    double dt_alpha, pmax;
+    int is_mark_on_dequeue;
+    int64_t rto_ps;
+    const tl_params *params;
+    tl_pktsim_stats st;
+    tl_err sticky; /* a failed simulation stays failed */
+};
+
+#endif

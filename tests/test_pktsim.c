@@ -1,0 +1,210 @@
+/* pktsim: closed forms (a lone flow's FCT is its ideal FCT to the
+ * picosecond), fair sharing, conservation, determinism, bad configurations. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/pktsim.h"
+#include "tailor/spec.h"
+#include "testutil.h"
+
+typedef struct world {
+    tl_scenario sc;
+    tl_topo *t;
+    tl_routes *r;
+    tl_flows f;
+} world;
+
+static void world_make(world *w, const char *json)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    if (tl_scenario_parse(&w->sc, json, "test", NULL, &err) != 0)
+        fail_msg("scenario: %s at %s", err.msg, err.path);
+    w->t = tl_scenario_build_topo(&w->sc, &err);
+    assert_non_null(w->t);
+    w->r = tl_routes_create(w->t, w->sc.seed, &err);
+    assert_non_null(w->r);
+    if (tl_workload_generate(&w->sc.workload, w->t, w->r, w->sc.seed, 1, &w->f, NULL, &err))
+        fail_msg("workload: %s", err.msg);
+}
+
+static void world_free(world *w)
+{
+    tl_flows_fini(&w->f);
+    tl_routes_destroy(w->r);
+    tl_topo_destroy(w->t);
+    tl_scenario_fini(&w->sc);
+}
+
+#define FABRIC "{\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": 16, \"hosts_per_rack\": 8, " \
+               "\"planes\": 2, \"oversubscription\": 2}"
+
+/* One flow at a time between a chosen pair, on an idle network. */
+static tl_pktsim *lone_flow(world *w, uint32_t src, uint32_t dst, uint64_t size, const char *cc)
+{
+    w->f.v[0].src = src;
+    w->f.v[0].dst = dst;
+    w->f.v[0].size_bytes = size;
+    w->f.n = 1;
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w->t, w->r, &w->f, &w->sc.params, cc, 1, &err);
+    if (!s)
+        fail_msg("create: %s", err.msg);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    return s;
+}
+
+/* Sizes that are whole packets (or below one), so every packet has the size
+ * of the first and the store-and-forward pipeline is exactly the ideal
+ * formula (docs/results.md). Hosts 0 -> 1 share a rack (2 hops), 0 -> 8 a pod
+ * (4 hops), 0 -> 200 cross pods (6 hops). */
+static void lone_flow_fct_is_ideal(void **state)
+{
+    static const struct {
+        const char *name, *cc;
+        uint32_t mtu, dst;
+        uint64_t size;
+    } cases[] = {
+        {"1B 2hop", "dctcp", 1000, 1, 1},
+        {"1000B 6hop", "dctcp", 1000, 200, 1000},
+        {"100 pkts 4hop", "dctcp", 1000, 8, 100000},
+        {"1000 pkts 6hop", "dctcp", 1000, 200, 1000000},
+        {"mtu4096 6hop", "dctcp", 4096, 200, 4096 * 300},
+        {"rate 6hop", "dctcp-rate", 1000, 200, 2000000},
+        {"rate mtu4096 2hop", "dctcp-rate", 4096, 1, 4096},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": [{\"sizes\": "
+                 "{\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": "
+                 "\"permutation\"}, \"arrival\": {\"process\": \"simultaneous\"}}]}, "
+                 "\"transport\": {\"cc\": \"%s\", \"nic\": {\"mtu_bytes\": %u}, \"dctcp\": "
+                 "{\"initial_window_pkts\": 100000}, \"dctcp_rate\": {\"window_bytes\": \"100MB\"}}}",
+                 cases[c].cc, cases[c].mtu);
+        world w;
+        world_make(&w, json);
+        tl_pktsim *s = lone_flow(&w, 0, cases[c].dst, cases[c].size, cases[c].cc);
+        const tl_flow_result *r = tl_pktsim_results(s);
+        if (r[0].fct_ps != r[0].ideal_ps || r[0].fct_ps <= 0)
+            fail_msg("case %s: fct %lld ps, ideal %lld ps", cases[c].name, (long long)r[0].fct_ps,
+                     (long long)r[0].ideal_ps);
+        tl_pktsim_destroy(s);
+        world_free(&w);
+    }
+}
+
+/* Two 20 MB flows from different racks into one host share its 10 Gb/s link:
+ * once converged each gets half, so both finish near 2 x 20 MB / 10 Gb/s. */
+static void two_flows_share_a_bottleneck(void **state)
+{
+    static const char *const ccs[] = {"dctcp", "dctcp-rate"};
+    for (int c = 0; c < 2; c++) {
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 2, \"classes\": [{\"sizes\": "
+                 "{\"dist\": \"fixed\", \"mean_bytes\": 20000000}, \"spatial\": {\"type\": "
+                 "\"incast\", \"senders\": 2, \"destination\": 0}, \"arrival\": {\"process\": "
+                 "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\"}}",
+                 ccs[c]);
+        world w;
+        world_make(&w, json);
+        tl_err err;
+        tl_err_clear(&err);
+        tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, ccs[c], 1, &err);
+        assert_non_null(s);
+        assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+        const tl_flow_result *r = tl_pktsim_results(s);
+        double want = 2 * 20e6 * 1.048 * 8 / 10e9 * 1e12; /* payload + headers at 10 Gb/s */
+        for (int i = 0; i < 2; i++)
+            if (fabs((double)r[i].fct_ps / want - 1) > 0.05)
+                fail_msg("%s flow %d: fct %.1f us, fair share gives %.1f us", ccs[c], i,
+                         r[i].fct_ps * 1e-6, want * 1e-6);
+        tl_pktsim_destroy(s);
+        world_free(&w);
+    }
+}
+
+/* 2,000 WebServer flows at 50% max load: every flow completes, every byte
+ * sent is delivered, queues drain to zero, and a second run is identical. */
+static void conservation_and_determinism(void **state)
+{
+    const char *json = "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 2000, \"classes\": "
+                       "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
+                       "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"lognormal\", \"sigma\": 2},"
+                       " \"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
+                       "\"dctcp-rate\"}}";
+    world w;
+    world_make(&w, json);
+    tl_flow_result *first = NULL;
+    for (int run = 0; run < 2; run++) {
+        tl_err err;
+        tl_err_clear(&err);
+        tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp-rate", 7, &err);
+        assert_non_null(s);
+        assert_int_equal(tl_pktsim_run(s, -1, NULL, &err), 0);
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(s, &st);
+        uint64_t total = 0;
+        for (size_t i = 0; i < w.f.n; i++)
+            total += w.f.v[i].size_bytes;
+        assert_int_equal(st.n_flows_done, w.f.n);
+        assert_int_equal(st.bytes_sent, total);
+        assert_int_equal(st.bytes_delivered, total);
+        for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.t); c++) {
+            tl_port_stats ps;
+            tl_pktsim_port_stats(s, c, &ps);
+            assert_int_equal(ps.queue_bytes_now, 0);
+        }
+        const tl_flow_result *r = tl_pktsim_results(s);
+        for (size_t i = 0; i < w.f.n; i++)
+            assert_true(r[i].fct_ps >= r[i].ideal_ps - 2 * 1000 * 1000); /* see docs: within a packet */
+        if (run == 0) {
+            first = malloc(w.f.n * sizeof *first);
+            memcpy(first, r, w.f.n * sizeof *first);
+        } else {
+            assert_memory_equal(first, r, w.f.n * sizeof *first);
+        }
+        tl_pktsim_destroy(s);
+    }
+    free(first);
+    world_free(&w);
+}
+
+static void bad_configurations(void **state)
+{
+    world w;
+    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": [{\"sizes\": "
+                   "{\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": "
+                   "\"uniform\"}, \"arrival\": {\"process\": \"simultaneous\"}}]}}");
+    tl_err err;
+    tl_err_clear(&err);
+    assert_int_equal(tl_params_set(&w.sc.params, "switch.buffer_bytes", 1024, NULL), 0);
+    assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err));
+    tu_check_err("buffer below one packet", &err, TL_ERANGE, "smaller than one packet", NULL);
+    tl_params_set(&w.sc.params, "switch.buffer_bytes", 3e6, NULL);
+    tl_params_set(&w.sc.params, "switch.kmin_bytes_per_gbps", 5000, NULL);
+    tl_err_clear(&err);
+    assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err));
+    tu_check_err("kmax below kmin", &err, TL_ERANGE, "kmax", NULL);
+    tl_err_clear(&err);
+    assert_int_equal(tl_params_set(&w.sc.params, "switch.kmin_bytes_per_gbps", -1, &err), TL_ERANGE);
+    tl_err_clear(&err);
+    assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "cubic", 1, &err));
+    tu_check_err("unknown cc", &err, TL_EINVAL, "cubic", NULL);
+    world_free(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lone_flow_fct_is_ideal),
+        cmocka_unit_test(two_flows_share_a_bottleneck),
+        cmocka_unit_test(conservation_and_determinism),
+        cmocka_unit_test(bad_configurations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
