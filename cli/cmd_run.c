@@ -19,7 +19,7 @@ static int save_links(const tl_pktsim *sim, const tl_topo *t, const char *path, 
     if (!f)
         return err->code;
     fprintf(f, "chan,link,from,to,rate_bps,bytes_tx,pkts_tx,utilization,mean_queue_bytes,"
-               "max_queue_bytes,marks,drops\n");
+               "max_queue_bytes,marks,drops,pauses,paused_us\n");
     tl_pktsim_stats st;
     tl_pktsim_get_stats(sim, &st);
     for (uint32_t c = 0; c < 2 * tl_topo_n_links(t); c++) {
@@ -27,11 +27,12 @@ static int save_links(const tl_pktsim *sim, const tl_topo *t, const char *path, 
         tl_pktsim_port_stats(sim, c, &ps);
         double rate = (double)tl_topo_link(t, tl_chan_link(c))->rate_bps;
         double util = st.now_ps > 0 ? (double)ps.bytes_tx * 8 / (rate * (double)st.now_ps * 1e-12) : 0;
-        fprintf(f, "%u,%u,%u,%u,%.0f,%llu,%llu,%.6f,%.1f,%llu,%llu,%llu\n", c, tl_chan_link(c),
+        fprintf(f, "%u,%u,%u,%u,%.0f,%llu,%llu,%.6f,%.1f,%llu,%llu,%llu,%llu,%.3f\n", c, tl_chan_link(c),
                 tl_topo_chan_from(t, c), tl_topo_chan_to(t, c), rate,
                 (unsigned long long)ps.bytes_tx, (unsigned long long)ps.pkts_tx, util,
                 ps.mean_queue_bytes, (unsigned long long)ps.max_queue_bytes,
-                (unsigned long long)ps.marks, (unsigned long long)ps.drops);
+                (unsigned long long)ps.marks, (unsigned long long)ps.drops,
+                (unsigned long long)ps.n_pauses, (double)ps.paused_ps * 1e-6);
     }
     return tl_afile_commit(&af, err);
 }

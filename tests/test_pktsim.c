@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pktsim/ecn.h"
 #include "tailor/pktsim.h"
 #include "tailor/spec.h"
 #include "testutil.h"
@@ -174,6 +175,100 @@ static void conservation_and_determinism(void **state)
     world_free(&w);
 }
 
+/* Marking decisions on constructed queue lengths: step at K = 30 KB, and RED
+ * between 10 KB and 50 KB with pmax 0.2 (probability 0.2 x (q - 10K) / 40K). */
+static void ecn_marks_where_it_should(void **state)
+{
+    static const struct {
+        const char *name;
+        uint64_t q, kmin, kmax;
+        double pmax, u;
+        int want;
+    } cases[] = {
+        {"step below", 29999, 30000, 30000, 1, 0.0, 0},
+        {"step at K", 30000, 30000, 30000, 1, 0.0, 0},
+        {"step above", 30001, 30000, 30000, 1, 0.999, 1},
+        {"red below kmin", 10000, 10000, 50000, 0.2, 0.0, 0},
+        {"red mid, u under p", 30000, 10000, 50000, 0.2, 0.0999, 1}, /* p = 0.1 */
+        {"red mid, u over p", 30000, 10000, 50000, 0.2, 0.1001, 0},
+        {"red at kmax", 50000, 10000, 50000, 0.2, 0.1999, 1},         /* p = 0.2 */
+        {"red at kmax, u over", 50000, 10000, 50000, 0.2, 0.2001, 0},
+        {"red above kmax", 50001, 10000, 50000, 0.2, 0.999, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        if (tl_ecn_should_mark(cases[i].q, cases[i].kmin, cases[i].kmax, cases[i].pmax,
+                               cases[i].u) != cases[i].want)
+            fail_msg("case %s", cases[i].name);
+}
+
+#define INCAST "{\"topology\": {\"type\": \"leaf_spine\", \"leaves\": 4, \"spines\": 2, "   \
+               "\"hosts_per_leaf\": 8}, \"workload\": {\"flows\": 16, \"classes\": [{\"sizes\": " \
+               "{\"dist\": \"fixed\", \"mean_bytes\": 1000000}, \"spatial\": {\"type\": "      \
+               "\"incast\", \"senders\": 16, \"destination\": 0}, \"arrival\": {\"process\": "   \
+               "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp\", \"switch\": {\"pfc\": " \
+               "1%s}}}"
+
+/* 16-to-1 incast at 100 Gb/s (K = 300 KB): no drops with PFC, every flow
+ * completes, and DCTCP holds the bottleneck's time-averaged queue in
+ * [K/2, 2K]. Channel 1 is the first link's leaf -> host 0 direction. */
+static void incast_with_pfc(void **state)
+{
+    char json[2048];
+    snprintf(json, sizeof json, INCAST, "");
+    world w;
+    world_make(&w, json);
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err);
+    assert_non_null(s);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    assert_int_equal(st.n_flows_done, 16);
+    assert_int_equal(st.n_drops, 0);
+    tl_port_stats ps;
+    assert_int_equal(tl_topo_chan_to(w.t, 1), 0);
+    tl_pktsim_port_stats(s, 1, &ps);
+    if (ps.mean_queue_bytes < 150000 || ps.mean_queue_bytes > 600000)
+        fail_msg("mean queue %.0f B outside [K/2, 2K] = [150000, 600000]", ps.mean_queue_bytes);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
+/* With XOFF at 20 KB, pauses happen, nothing drops, and a pause stops the
+ * upstream port within one link delay: what the switch holds from one
+ * ingress never exceeds XOFF by more than what the upstream can send in the
+ * round trip of the PAUSE (2 x 1 us at 100 Gb/s = 25,000 B) plus two packets. */
+static void pfc_pauses_upstream_in_time(void **state)
+{
+    char json[2048];
+    snprintf(json, sizeof json, INCAST, ", \"pfc_xoff_bytes\": 20000, \"pfc_xon_bytes\": 10000");
+    world w;
+    world_make(&w, json);
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err);
+    assert_non_null(s);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    assert_int_equal(st.n_flows_done, 16);
+    assert_int_equal(st.n_drops, 0);
+    uint64_t pauses = 0, worst = 0;
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.t); c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(s, c, &ps);
+        pauses += ps.n_pauses;
+        if (ps.max_ingress_bytes > worst)
+            worst = ps.max_ingress_bytes;
+    }
+    assert_true(pauses > 0);
+    if (worst > 20000 + 25000 + 2 * 1048)
+        fail_msg("an ingress held %llu B", (unsigned long long)worst);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
 static void bad_configurations(void **state)
 {
     world w;
@@ -192,6 +287,12 @@ static void bad_configurations(void **state)
     tu_check_err("kmax below kmin", &err, TL_ERANGE, "kmax", NULL);
     tl_err_clear(&err);
     assert_int_equal(tl_params_set(&w.sc.params, "switch.kmin_bytes_per_gbps", -1, &err), TL_ERANGE);
+    tl_params_set(&w.sc.params, "switch.kmin_bytes_per_gbps", 3000, NULL);
+    tl_params_set(&w.sc.params, "switch.pfc", 1, NULL);
+    tl_params_set(&w.sc.params, "switch.pfc_xon_bytes", 200000, NULL);
+    tl_err_clear(&err);
+    assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err));
+    tu_check_err("xon above xoff", &err, TL_ERANGE, "pfc_xon_bytes", "below");
     tl_err_clear(&err);
     assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "cubic", 1, &err));
     tu_check_err("unknown cc", &err, TL_EINVAL, "cubic", NULL);
@@ -204,6 +305,9 @@ int main(void)
         cmocka_unit_test(lone_flow_fct_is_ideal),
         cmocka_unit_test(two_flows_share_a_bottleneck),
         cmocka_unit_test(conservation_and_determinism),
+        cmocka_unit_test(ecn_marks_where_it_should),
+        cmocka_unit_test(incast_with_pfc),
+        cmocka_unit_test(pfc_pauses_upstream_in_time),
         cmocka_unit_test(bad_configurations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

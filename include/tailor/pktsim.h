@@ -57,6 +57,9 @@ typedef struct tl_port_stats {
     uint64_t max_queue_bytes;
     double mean_queue_bytes; /* time average over the run */
     uint64_t queue_bytes_now;
+    uint64_t n_pauses;           /* PFC PAUSE frames that reached this port */
+    int64_t paused_ps;           /* time this port's data was paused */
+    uint64_t max_ingress_bytes;  /* PFC: most bytes the far-end switch held from this channel */
 } tl_port_stats;
 void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out);
 

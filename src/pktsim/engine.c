@@ -5,6 +5,7 @@
  * schedules a transmit-done event only while packets wait behind the one on
  * the wire, so an uncongested hop costs one event. */
 #include "pktsim_int.h"
+#include "ecn.h"
 
 #include <assert.h>
 #include <math.h>
@@ -83,26 +84,33 @@ static void arm_txdone(tl_pktsim *s, port *p, int64_t at)
     }
 }
 
-/* ECN marking of a data packet against queue length q (step or RED). */
+/* ECN marking of a data packet against queue length q (ecn.h). The random
+ * draw is taken only between kmin and kmax, so step marking uses no randomness. */
 static void maybe_mark(tl_pktsim *s, port *p, pkt *k, uint64_t q)
 {
     if (k->kind != PK_DATA || q <= p->kmin_bytes)
         return;
-    int mark = q > p->kmax_bytes ||
-               tl_rng_uniform(&s->rng) <
-                   s->pmax * (double)(q - p->kmin_bytes) / (double)(p->kmax_bytes - p->kmin_bytes);
-    if (mark) {
+    double u = q > p->kmax_bytes ? 0 : tl_rng_uniform(&s->rng);
+    if (tl_ecn_should_mark(q, p->kmin_bytes, p->kmax_bytes, s->pmax, u)) {
         k->is_ce = 1;
         p->marks++;
         s->st.n_marks++;
     }
 }
 
+/* PFC: a PAUSE (is_pause) or RESUME for port up reaches it one link delay later. */
+static void send_pfc(tl_pktsim *s, port *up, int is_pause, int64_t now)
+{
+    up->is_pause_sent = (uint8_t)is_pause;
+    tl_heap_push(&s->heap, now + up->prop_ps, (uint32_t)(up - s->ports), EV_PFC,
+                 (uint16_t)is_pause);
+}
+
 static uint32_t dequeue(tl_pktsim *s, port *p, int64_t now)
 {
     for (int c = 0; c < 2; c++) {
         uint32_t i = p->q_head[c];
-        if (i == NONE)
+        if (i == NONE || (c == 1 && p->is_paused))
             continue;
         pkt *k = P(s, i);
         p->q_head[c] = k->next;
@@ -110,8 +118,15 @@ static uint32_t dequeue(tl_pktsim *s, port *p, int64_t now)
             p->q_tail[c] = NONE;
         q_account(p, now);
         p->q_bytes -= k->wire_bytes;
-        if (p->sw != NONE)
+        if (p->sw != NONE) {
             s->sw_used[p->sw] -= k->wire_bytes;
+            if (s->is_pfc) {
+                port *in = &s->ports[k->in_chan];
+                in->ingress_bytes -= k->wire_bytes;
+                if (in->is_pause_sent && in->ingress_bytes < s->pfc_xon_bytes)
+                    send_pfc(s, in, 0, now);
+            }
+        }
         if (s->is_mark_on_dequeue)
             maybe_mark(s, p, k, p->q_bytes);
         return i;
@@ -129,14 +144,24 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
     if (p->sw != NONE) {
         uint64_t used = s->sw_used[p->sw];
         double free_bytes = (double)(s->buffer_bytes - (used < s->buffer_bytes ? used : s->buffer_bytes));
+        /* With PFC the dynamic threshold does not apply: pauses keep the buffer
+         * from filling, and only a full buffer drops. */
         if (used + k->wire_bytes > s->buffer_bytes ||
-            (double)(p->q_bytes + k->wire_bytes) > s->dt_alpha * free_bytes) {
+            (!s->is_pfc && (double)(p->q_bytes + k->wire_bytes) > s->dt_alpha * free_bytes)) {
             p->drops++;
             s->st.n_drops++;
             tl_pool_put(&s->pkts, i);
             return;
         }
         s->sw_used[p->sw] += k->wire_bytes;
+        if (s->is_pfc) {
+            port *in = &s->ports[k->in_chan];
+            in->ingress_bytes += k->wire_bytes;
+            if (in->ingress_bytes > in->max_ingress_bytes)
+                in->max_ingress_bytes = in->ingress_bytes;
+            if (!in->is_pause_sent && in->ingress_bytes > s->pfc_xoff_bytes)
+                send_pfc(s, in, 1, now);
+        }
     }
     if (!s->is_mark_on_dequeue)
         maybe_mark(s, p, k, p->q_bytes + k->wire_bytes);
@@ -156,7 +181,10 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
     } else if (p->is_host) {
         nic_kick(s, p, now);
     } else {
-        start_tx(s, p, dequeue(s, p, now), now);
+        uint32_t j = dequeue(s, p, now);
+        if (j == NONE) /* only paused data is waiting */
+            return;
+        start_tx(s, p, j, now);
         if (p->q_head[0] != NONE || p->q_head[1] != NONE)
             arm_txdone(s, p, p->busy_until_ps);
     }
@@ -244,7 +272,7 @@ static void nic_kick(tl_pktsim *s, port *p, int64_t now)
         return;
     }
     uint32_t i = dequeue(s, p, now);
-    if (i == NONE && p->rr_head != NONE) {
+    if (i == NONE && p->rr_head != NONE && !p->is_paused) {
         int64_t wake = INT64_MAX;
         uint32_t fi = p->rr_head;
         do {
@@ -408,6 +436,7 @@ static void on_arrive(tl_pktsim *s, port *p, int64_t now)
     pkt *k = P(s, i);
     if (s->node_sw[p->to] != NONE) {
         k->hop++;
+        k->in_chan = (uint32_t)(p - s->ports);
         enqueue(s, &s->ports[path_chan(s, &s->fl[k->flow], k->kind, k->hop)], i, now);
     } else if (k->kind == PK_DATA) {
         on_data(s, i, now);
@@ -433,6 +462,22 @@ static void on_txdone(tl_pktsim *s, port *p, int64_t now)
     start_tx(s, p, i, now);
     if (p->q_head[0] != NONE || p->q_head[1] != NONE)
         arm_txdone(s, p, p->busy_until_ps);
+}
+
+static void on_pfc(tl_pktsim *s, port *p, int is_pause, int64_t now)
+{
+    if (is_pause && !p->is_paused) {
+        p->is_paused = 1;
+        p->n_pauses++;
+        p->paused_since_ps = now;
+    } else if (!is_pause && p->is_paused) {
+        p->is_paused = 0;
+        p->paused_ps += now - p->paused_since_ps;
+        if (p->is_host)
+            nic_kick(s, p, now);
+        else if (p->busy_until_ps <= now && !p->is_txdone_armed)
+            on_txdone(s, p, now);
+    }
 }
 
 static int start_flows(tl_pktsim *s, int64_t now)
@@ -479,6 +524,7 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         case EV_TX_DONE: on_txdone(s, &s->ports[e.target], e.t_ps); break;
         case EV_FLOW_START: start_flows(s, e.t_ps); break;
         case EV_RTO: on_rto(s, e.target, e.t_ps); break;
+        case EV_PFC: on_pfc(s, &s->ports[e.target], e.aux, e.t_ps); break;
         }
         if (s->sticky.code)
             break;
@@ -647,6 +693,15 @@ tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows
     s->pmax = tl_params_get(p, "switch.pmax");
     s->is_mark_on_dequeue = tl_params_get(p, "switch.mark_on_dequeue") != 0;
     s->rto_ps = (int64_t)tl_params_get(p, "nic.rto_ps");
+    s->is_pfc = tl_params_get(p, "switch.pfc") != 0;
+    s->pfc_xoff_bytes = (uint64_t)tl_params_get(p, "switch.pfc_xoff_bytes");
+    s->pfc_xon_bytes = (uint64_t)tl_params_get(p, "switch.pfc_xon_bytes");
+    if (s->is_pfc && s->pfc_xon_bytes >= s->pfc_xoff_bytes) {
+        tl_err_set(err, TL_ERANGE,
+                   "switch.pfc_xon_bytes (%llu) must be below switch.pfc_xoff_bytes (%llu)",
+                   (unsigned long long)s->pfc_xon_bytes, (unsigned long long)s->pfc_xoff_bytes);
+        goto fail;
+    }
     if (s->buffer_bytes < s->mtu_bytes + s->header_bytes) {
         tl_err_set(err, TL_ERANGE,
                    "switch.buffer_bytes (%llu) is smaller than one packet (%u bytes)",
@@ -680,4 +735,7 @@ void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out)
     out->max_queue_bytes = p->max_q_bytes;
     out->queue_bytes_now = p->q_bytes;
     out->mean_queue_bytes = s->st.now_ps > 0 ? p->q_area / (double)s->st.now_ps : 0;
+    out->n_pauses = p->n_pauses;
+    out->paused_ps = p->paused_ps + (p->is_paused ? s->st.now_ps - p->paused_since_ps : 0);
+    out->max_ingress_bytes = p->max_ingress_bytes;
 }

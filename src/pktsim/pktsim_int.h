@@ -15,7 +15,7 @@
 #include "tailor/pool.h"
 #include "tailor/rng.h"
 
-enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO };
+enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO, EV_PFC };
 enum { PK_DATA = 0, PK_ACK, PK_NACK };
 #define NONE UINT32_MAX
 
@@ -23,6 +23,7 @@ typedef struct pkt {
     uint64_t seq;       /* data: first payload byte; ACK/NACK: cumulative ack */
     int64_t sent_ps;    /* data: send time; ACK: the echoed send time */
     uint32_t next;      /* queue link */
+    uint32_t in_chan;   /* the channel it arrived on at this switch (PFC accounting) */
     uint32_t flow;
     uint32_t wire_bytes;
     uint32_t payload_bytes;
@@ -36,6 +37,8 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     int64_t busy_until_ps;
     uint32_t ring_head, ring_n, ring_cap;
     uint8_t is_txdone_armed, is_host;
+    uint8_t is_paused;      /* PFC: the downstream switch paused this port's data */
+    uint8_t is_pause_sent;  /* PFC: this channel's far end has paused it */
     uint32_t from, to;
     uint32_t sw;      /* switch index of `from`, NONE for a host NIC */
     uint32_t rr_head; /* host NIC: round-robin cursor into its active flows, NONE if none */
@@ -45,8 +48,11 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint64_t kmin_bytes, kmax_bytes;
     uint32_t *ring_pkt; /* (ring_cap) */
     int64_t *ring_arr_ps;
+    uint64_t ingress_bytes; /* PFC: bytes at the far-end switch that arrived over this channel */
+    int64_t paused_since_ps;
     /* statistics */
-    uint64_t bytes_tx, pkts_tx, marks, drops, max_q_bytes;
+    uint64_t bytes_tx, pkts_tx, marks, drops, max_q_bytes, max_ingress_bytes, n_pauses;
+    int64_t paused_ps;
     double q_area; /* integral of q_bytes over time, byte-ps */
     int64_t q_changed_ps;
 } port;
@@ -83,7 +89,8 @@ struct tl_pktsim {
     uint32_t mtu_bytes, header_bytes, ack_bytes;
     uint64_t buffer_bytes;
     double dt_alpha, pmax;
-    int is_mark_on_dequeue;
+    int is_mark_on_dequeue, is_pfc;
+    uint64_t pfc_xoff_bytes, pfc_xon_bytes;
     int64_t rto_ps;
     const tl_params *params;
     tl_pktsim_stats st;

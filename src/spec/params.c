@@ -41,6 +41,13 @@ static const tl_param_def pktsim_params[] = {
     {"switch.mark_on_dequeue", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL,
      "Mark against the queue left behind a departing packet (ns-3 HPCC, Minim) rather than "
      "the queue a packet joins."},
+    {"switch.pfc", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_NEUTRAL,
+     "Priority flow control: a switch pauses an upstream port whose packets occupy more than "
+     "pfc_xoff_bytes of its buffer, and resumes it below pfc_xon_bytes (lossless fabric)."},
+    {"switch.pfc_xoff_bytes", TL_UNIT_BYTES, 100000, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+     "Per-ingress buffer occupancy that sends PAUSE upstream."},
+    {"switch.pfc_xon_bytes", TL_UNIT_BYTES, 80000, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+     "Per-ingress buffer occupancy below which a paused upstream is resumed (< xoff)."},
     {"dctcp.g", TL_UNIT_FRAC, 0.0625, 1e-6, 1, 0, TL_DIR_UP_DELAY,
      "EWMA gain of the marked fraction alpha (RFC 8257: 1/16)."},
     {"dctcp.initial_alpha", TL_UNIT_FRAC, 1, 0, 1, 0, TL_DIR_UP_DELAY,
