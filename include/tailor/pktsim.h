@@ -47,6 +47,7 @@ typedef struct tl_pktsim_stats {
     uint64_t n_data_pkts, n_ack_pkts, n_drops, n_marks, n_timeouts, n_retx_pkts;
     uint64_t bytes_sent, bytes_delivered; /* payload: first transmissions, in-order arrivals */
     uint64_t n_flows_done;
+    uint64_t max_pending_events; /* largest event-heap population seen */
     int64_t now_ps;
 } tl_pktsim_stats;
 void tl_pktsim_get_stats(const tl_pktsim *s, tl_pktsim_stats *st);

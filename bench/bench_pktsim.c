@@ -1,0 +1,108 @@
+/* pktsim speed (issue "pktsim"): wall time, events/s and link-hops/s through
+ * the public API, median of several repeats after a warm-up.
+ *   bench_pktsim perm [repeats]     128-host k=8 fat tree, 100 Gb/s, 1 us, MTU 4096,
+ *                                   one permutation of 2 MB flows, dctcp, ECMP
+ *   bench_pktsim default [flows]    32-rack fabric 2:1, matrix B, WebServer, sigma 2,
+ *                                   50% max load, dctcp-rate (200k flows; 2M for paper scale)
+ * Prints figures; never passes or fails. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchutil.h"
+#include "tailor/pktsim.h"
+#include "tailor/spec.h"
+
+typedef struct world {
+    tl_scenario sc;
+    tl_topo *t;
+    tl_routes *r;
+    tl_flows f;
+} world;
+
+static int world_make(world *w, const char *json)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    if (tl_scenario_parse(&w->sc, json, "bench", NULL, &err) ||
+        !(w->t = tl_scenario_build_topo(&w->sc, &err)) ||
+        !(w->r = tl_routes_create(w->t, w->sc.seed, &err)) ||
+        tl_workload_generate(&w->sc.workload, w->t, w->r, w->sc.seed, 0, &w->f, NULL, &err)) {
+        fprintf(stderr, "bench_pktsim: %s %s\n", err.path, err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* One run; returns wall seconds and fills st. */
+static double run_once(world *w, tl_pktsim_stats *st)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    double t0 = bench_now_s();
+    tl_pktsim *s = tl_pktsim_create(w->t, w->r, &w->f, &w->sc.params, w->sc.cc, w->sc.seed, &err);
+    if (!s || tl_pktsim_run(s, 0, NULL, &err)) {
+        fprintf(stderr, "bench_pktsim: %s\n", err.msg);
+        exit(1);
+    }
+    double el = bench_now_s() - t0;
+    tl_pktsim_get_stats(s, st);
+    tl_pktsim_destroy(s);
+    return el;
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "perm";
+    char json[2048], scen[96];
+    int repeats = 3;
+    if (strcmp(which, "perm") == 0) {
+        repeats = argc > 2 ? atoi(argv[2]) : 5;
+        snprintf(json, sizeof json,
+                 "{\"seed\": 1, \"topology\": {\"type\": \"fat_tree\", \"k\": 8, \"host_link_bps\": "
+                 "\"100Gbps\", \"fabric_link_bps\": \"100Gbps\", \"link_delay_ns\": 1000}, "
+                 "\"workload\": {\"flows\": 128, \"classes\": [{\"sizes\": {\"dist\": \"fixed\", "
+                 "\"mean_bytes\": 2000000}, \"spatial\": {\"type\": \"permutation\"}, \"arrival\": "
+                 "{\"process\": \"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp\", \"nic\": "
+                 "{\"mtu_bytes\": 4096}}}");
+        snprintf(scen, sizeof scen, "ft8_perm_2MB_mtu4096");
+    } else {
+        unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
+        repeats = n > 500000 ? 1 : 3;
+        snprintf(json, sizeof json,
+                 "{\"seed\": 1, \"topology\": {\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": "
+                 "16, \"hosts_per_rack\": 8, \"planes\": 2, \"oversubscription\": 2}, \"workload\": "
+                 "{\"flows\": %lu, \"classes\": [{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": "
+                 "{\"type\": \"matrix\", \"matrix\": \"B\"}, \"arrival\": {\"process\": "
+                 "\"lognormal\", \"sigma\": 2}, \"load\": {\"max_link_load\": 0.5}}]}, "
+                 "\"transport\": {\"cc\": \"dctcp-rate\"}}",
+                 n);
+        snprintf(scen, sizeof scen, "fabric32_2to1_B_webserver_%luflows_dctcp-rate", n);
+    }
+    world w;
+    if (world_make(&w, json))
+        return 1;
+    tl_pktsim_stats st;
+    if (strcmp(which, "perm") == 0)
+        run_once(&w, &st); /* warm-up */
+    double times[32];
+    if (repeats > 32)
+        repeats = 32;
+    for (int i = 0; i < repeats; i++)
+        times[i] = run_once(&w, &st);
+    double spread, med = bench_median(times, (size_t)repeats, &spread);
+    bench_print("pktsim.wall_s", med, "s", scen, 1);
+    bench_print("pktsim.wall_spread_s", spread, "s", scen, 1);
+    bench_print("pktsim.events_per_s", (double)st.n_events / med, "events/s", scen, 1);
+    bench_print("pktsim.link_hops_per_s", (double)st.n_link_hops / med, "hops/s", scen, 1);
+    bench_print("pktsim.events_per_link_hop", (double)st.n_events / (double)st.n_link_hops,
+                "events", scen, 1);
+    bench_print("pktsim.max_pending_events", (double)st.max_pending_events, "events", scen, 1);
+    bench_print("pktsim.simulated_s", (double)st.now_ps * 1e-12, "s", scen, 1);
+    bench_print("pktsim.peak_rss_mib", bench_peak_rss_mib(), "MiB", scen, 1);
+    tl_flows_fini(&w.f);
+    tl_routes_destroy(w.r);
+    tl_topo_destroy(w.t);
+    tl_scenario_fini(&w.sc);
+    return 0;
+}
