@@ -269,6 +269,102 @@ static void pfc_pauses_upstream_in_time(void **state)
     world_free(&w);
 }
 
+typedef struct knob_probe {
+    int64_t change_at_ps;
+    uint64_t marks_before, marks_at_change;
+    int n_calls;
+} knob_probe;
+
+/* Before change_at: no mark may exist (kmin is out of reach); at change_at
+ * the threshold drops to DCTCP's 3 KB per Gb/s. */
+static int knob_control(void *ctx, tl_pktsim *s, int64_t now)
+{
+    knob_probe *k = ctx;
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    k->n_calls++;
+    if (now < k->change_at_ps)
+        k->marks_before = st.n_marks;
+    if (now == k->change_at_ps) {
+        k->marks_at_change = st.n_marks;
+        tl_pktsim_set_param(s, "switch.kmin_bytes_per_gbps", 3000, NULL);
+        tl_pktsim_set_param(s, "switch.kmax_bytes_per_gbps", 3000, NULL);
+    }
+    return 0;
+}
+
+/* A knob changed by the run-time control takes effect then and not before. */
+static void runtime_knob_change(void **state)
+{
+    char json[2048];
+    snprintf(json, sizeof json, INCAST,
+             ", \"kmin_bytes_per_gbps\": 1e8, \"kmax_bytes_per_gbps\": 1e8");
+    world w;
+    world_make(&w, json);
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err);
+    assert_non_null(s);
+    knob_probe k = {.change_at_ps = 300 * 1000000LL};
+    assert_int_equal(tl_pktsim_set_control(s, 100 * 1000000LL, knob_control, &k, &err), 0);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    assert_true(k.n_calls >= 4);
+    assert_int_equal(k.marks_before, 0);
+    assert_int_equal(k.marks_at_change, 0);
+    assert_true(st.n_marks > 0);
+    assert_int_equal(st.n_flows_done, 16);
+    /* A change that breaks a rule is refused and the old value stays. */
+    tl_err_clear(&err);
+    assert_int_equal(tl_pktsim_set_param(s, "switch.kmin_bytes_per_gbps", 9000, &err), TL_ERANGE);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
+/* A link on a long flow's path fails mid-transfer: the packets on it are
+ * dropped and counted, the flow moves to another path and still completes,
+ * and a flow that starts later never uses the failed link. k = 4 fat tree,
+ * host 0 -> host 4 (another pod). */
+static void link_failure_reroutes(void **state)
+{
+    world w;
+    world_make(&w, "{\"topology\": {\"type\": \"fat_tree\", \"k\": 4}, \"workload\": "
+                   "{\"flows\": 2, \"classes\": [{\"sizes\": {\"dist\": \"fixed\", "
+                   "\"mean_bytes\": 10000000}, \"spatial\": {\"type\": \"permutation\"}, "
+                   "\"arrival\": {\"process\": \"simultaneous\"}}]}, \"transport\": "
+                   "{\"cc\": \"dctcp\"}}");
+    w.f.v[0].src = 0;
+    w.f.v[0].dst = 4;
+    w.f.v[1].src = 1;
+    w.f.v[1].dst = 5;
+    w.f.v[1].size_bytes = 100000;
+    w.f.v[1].start_ps = 2000 * 1000000LL; /* 2 ms: after the failure */
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err);
+    assert_non_null(s);
+    int hops;
+    const uint32_t *path = tl_pktsim_flow_path(s, 0, &hops);
+    assert_int_equal(hops, 6);
+    uint32_t victim = tl_chan_link(path[2]); /* aggregation -> core */
+    assert_int_equal(tl_pktsim_fail_link(s, victim, 100 * 1000000LL, &err), 0);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    assert_int_equal(st.n_flows_done, 2);
+    assert_true(st.n_fail_drops > 0);
+    for (size_t i = 0; i < 2; i++) {
+        path = tl_pktsim_flow_path(s, i, &hops);
+        for (int h = 0; h < hops; h++)
+            assert_int_not_equal(tl_chan_link(path[h]), victim);
+    }
+    const tl_flow_result *r = tl_pktsim_results(s);
+    assert_true(r[0].fct_ps > r[0].ideal_ps); /* it lost packets and recovered */
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
 static void bad_configurations(void **state)
 {
     world w;
@@ -308,6 +404,8 @@ int main(void)
         cmocka_unit_test(ecn_marks_where_it_should),
         cmocka_unit_test(incast_with_pfc),
         cmocka_unit_test(pfc_pauses_upstream_in_time),
+        cmocka_unit_test(runtime_knob_change),
+        cmocka_unit_test(link_failure_reroutes),
         cmocka_unit_test(bad_configurations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,7 +27,8 @@ typedef struct tl_pktsim tl_pktsim;
 
 /* Builds a simulation of flows f on topology t with routes r, transport knobs
  * p and congestion control cc ("dctcp", "dctcp-rate"). Borrows t, r, f and p:
- * they must outlive the simulation. Each flow follows its ECMP path from r. */
+ * they must outlive the simulation (p is copied). Each flow follows its ECMP
+ * path from r. */
 tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
                             const tl_params *p, const char *cc, uint64_t seed, tl_err *err);
 void tl_pktsim_destroy(tl_pktsim *s);
@@ -38,6 +39,30 @@ void tl_pktsim_destroy(tl_pktsim *s);
  * same error. */
 int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err);
 
+/* ---- run-time control (paraleon.txt §III: a controller reads network
+ * metrics and changes congestion-control parameters while traffic runs) ---- */
+
+/* Called every interval of simulated time; it may read metrics
+ * (tl_pktsim_get_stats, tl_pktsim_port_stats) and change knobs
+ * (tl_pktsim_set_param). A non-zero return stops the run with that code. */
+typedef int (*tl_pktsim_control_fn)(void *ctx, tl_pktsim *s, int64_t now_ps);
+int tl_pktsim_set_control(tl_pktsim *s, int64_t interval_ps, tl_pktsim_control_fn fn, void *ctx,
+                          tl_err *err);
+
+/* Sets a registered knob from now on, on every NIC and switch: switch knobs
+ * take effect at once on every port, CC knobs on every running flow (through
+ * the CC's reconfigure), NIC knobs on the next packet. */
+int tl_pktsim_set_param(tl_pktsim *s, const char *name, double value, tl_err *err);
+
+/* Takes a link down (both directions) at at_ps: packets queued for it or on
+ * the wire are dropped and counted, and every unfinished flow is re-routed
+ * around it (packets already sent keep their path). A flow left without a
+ * route is reported unfinished. */
+int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err);
+
+/* The channels of flow i's current path; *hops receives the count. */
+const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
+
 /* Per-flow results, indexed like f->v (valid after run). */
 const tl_flow_result *tl_pktsim_results(const tl_pktsim *s);
 
@@ -46,7 +71,10 @@ typedef struct tl_pktsim_stats {
     uint64_t n_events, n_link_hops; /* link-hop: one packet (data or ACK) crossing one link */
     uint64_t n_data_pkts, n_ack_pkts, n_drops, n_marks, n_timeouts, n_retx_pkts;
     uint64_t bytes_sent, bytes_delivered; /* payload: first transmissions, in-order arrivals */
-    uint64_t n_flows_done;
+    uint64_t n_flows_done, n_flows_active, n_flows_unreachable;
+    uint64_t n_fail_drops;           /* packets lost with failed links */
+    uint64_t n_rtt_samples;          /* ACKs that carried an RTT sample */
+    double rtt_sum_ps, rtt_max_ps;   /* over those samples */
     uint64_t max_pending_events; /* largest event-heap population seen */
     int64_t now_ps;
 } tl_pktsim_stats;

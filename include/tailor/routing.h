@@ -21,6 +21,10 @@ typedef struct tl_routes tl_routes;
 /* Computes routes over the non-failed links of t. Borrows t: it must outlive
  * the routes. Cost: one BFS per destination attachment, O(keys x links). */
 tl_routes *tl_routes_create(const tl_topo *t, uint64_t seed, tl_err *err);
+/* The same, with extra links down (link_down: n_links flags, copied) without
+ * touching the topology: a simulation's view after its own link failures. */
+tl_routes *tl_routes_create_masked(const tl_topo *t, uint64_t seed, const uint8_t *link_down,
+                                   tl_err *err);
 void tl_routes_destroy(tl_routes *r);
 
 /* Recomputes after tl_topo_set_failed changed links. */

@@ -37,6 +37,8 @@ typedef struct tl_cc_ops {
     void (*on_ack)(void *st, tl_cc_io *io, const tl_ack_info *ack); /* required */
     void (*on_timer)(void *st, tl_cc_io *io);                        /* optional */
     void (*on_loss)(void *st, tl_cc_io *io); /* a timeout or NACK; optional */
+    /* Re-reads the knobs after a run-time change; optional. */
+    void (*reconfigure)(void *st, tl_cc_io *io, const tl_params *p);
 } tl_cc_ops;
 
 /* The registered CCs; NULL if name is unknown. */

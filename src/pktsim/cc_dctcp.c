@@ -65,10 +65,16 @@ static void on_loss(void *vst, tl_cc_io *io)
     io->cwnd_bytes = io->mss_bytes;
 }
 
+static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
+{
+    ((dctcp *)vst)->g = tl_params_get(p, "dctcp.g");
+}
+
 const tl_cc_ops tl_cc_dctcp = {
     .name = "dctcp",
     .state_bytes = sizeof(dctcp),
     .init = init,
     .on_ack = on_ack,
+    .reconfigure = reconfigure,
     .on_loss = on_loss,
 };

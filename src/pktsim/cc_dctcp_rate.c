@@ -67,9 +67,22 @@ static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
     set_window(st, io);
 }
 
+static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
+{
+    dctcp_rate *st = vst;
+    st->g = tl_params_get(p, "dctcp_rate.g");
+    st->ai_bps = tl_params_get(p, "dctcp_rate.ai_bps");
+    st->min_bps = tl_params_get(p, "dctcp_rate.min_rate_bps");
+    st->win_bytes = (uint64_t)tl_params_get(p, "dctcp_rate.window_bytes");
+    if (st->min_bps > (double)io->line_bps)
+        st->min_bps = (double)io->line_bps;
+    set_window(st, io);
+}
+
 const tl_cc_ops tl_cc_dctcp_rate = {
     .name = "dctcp-rate",
     .state_bytes = sizeof(dctcp_rate),
     .init = init,
     .on_ack = on_ack,
+    .reconfigure = reconfigure,
 };

@@ -23,11 +23,11 @@ static inline int64_t tx_time(const port *p, uint32_t bytes)
 
 static inline pkt *P(tl_pktsim *s, uint32_t i) { return tl_pool_at(&s->pkts, i); }
 
-static inline uint32_t path_chan(const tl_pktsim *s, const flow_rt *f, int kind, unsigned hop)
+static inline uint32_t pkt_chan(const tl_pktsim *s, const pkt *k, unsigned hop)
 {
-    /* Data follows the flow's path; ACKs and NACKs retrace it backwards. */
-    return kind == PK_DATA ? s->path[f->path_off + hop]
-                           : s->path[f->path_off + f->hops - 1 - hop] ^ 1u;
+    /* Data follows its path; ACKs and NACKs retrace it backwards. */
+    return k->kind == PK_DATA ? s->path[k->path_off + hop]
+                              : s->path[k->path_off + k->hops - 1 - hop] ^ 1u;
 }
 
 static inline void q_account(port *p, int64_t now)
@@ -141,6 +141,12 @@ static void nic_kick(tl_pktsim *s, port *p, int64_t now);
 static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
 {
     pkt *k = P(s, i);
+    if (p->is_failed) {
+        p->drops++;
+        s->st.n_fail_drops++;
+        tl_pool_put(&s->pkts, i);
+        return;
+    }
     if (p->sw != NONE) {
         uint64_t used = s->sw_used[p->sw];
         double free_bytes = (double)(s->buffer_bytes - (used < s->buffer_bytes ? used : s->buffer_bytes));
@@ -241,6 +247,8 @@ static uint32_t make_data(tl_pktsim *s, uint32_t fi, int64_t now)
     k->seq = f->snd_nxt;
     k->sent_ps = now;
     k->flow = fi;
+    k->path_off = f->path_off;
+    k->hops = f->hops;
     k->kind = PK_DATA;
     k->hop = 0;
     k->is_ce = k->is_ece = 0;
@@ -306,7 +314,7 @@ static void nic_kick(tl_pktsim *s, port *p, int64_t now)
 /* An ACK or NACK echoing a data packet's send time and mark. Takes values, not
  * the data packet: tl_pool_get may move the pool. */
 static void send_ctrl(tl_pktsim *s, uint32_t fi, int kind, int64_t echo_sent_ps, int is_ce,
-                      int64_t now)
+                      uint32_t path_off, uint8_t hops, int64_t now)
 {
     flow_rt *f = &s->fl[fi];
     uint32_t i = tl_pool_get(&s->pkts);
@@ -324,8 +332,10 @@ static void send_ctrl(tl_pktsim *s, uint32_t fi, int kind, int64_t echo_sent_ps,
     k->is_ece = (uint8_t)is_ce;
     k->wire_bytes = s->ack_bytes;
     k->payload_bytes = 0;
+    k->path_off = path_off;
+    k->hops = hops;
     s->st.n_ack_pkts++;
-    enqueue(s, &s->ports[path_chan(s, f, kind, 0)], i, now);
+    enqueue(s, &s->ports[pkt_chan(s, k, 0)], i, now);
 }
 
 static void on_data(tl_pktsim *s, uint32_t i, int64_t now)
@@ -335,23 +345,26 @@ static void on_data(tl_pktsim *s, uint32_t i, int64_t now)
     flow_rt *f = &s->fl[fi];
     int64_t sent_ps = k->sent_ps;
     int is_ce = k->is_ce;
+    uint32_t po = k->path_off;
+    uint8_t ph = k->hops;
     if (k->seq == f->rcv_nxt) {
         f->rcv_nxt += k->payload_bytes;
         s->st.bytes_delivered += k->payload_bytes;
         if (f->rcv_nxt == f->size_bytes && !f->is_rx_done) {
             f->is_rx_done = 1;
+            s->st.n_flows_active--;
             s->res[fi].fct_ps = now - f->start_ps;
             s->st.n_flows_done++;
         }
-        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, now);
+        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, po, ph, now);
     } else if (k->seq > f->rcv_nxt) {
         /* A gap: a loss upstream. Go-back-N: one NACK per gap, later packets dropped. */
         if (f->nacked_at != f->rcv_nxt + 1) {
             f->nacked_at = f->rcv_nxt + 1;
-            send_ctrl(s, fi, PK_NACK, sent_ps, is_ce, now);
+            send_ctrl(s, fi, PK_NACK, sent_ps, is_ce, po, ph, now);
         }
     } else {
-        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, now); /* duplicate: re-acknowledge */
+        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, po, ph, now); /* duplicate: re-acknowledge */
     }
     tl_pool_put(&s->pkts, i);
 }
@@ -380,6 +393,10 @@ static void on_ack(tl_pktsim *s, uint32_t i, int64_t now)
         f->io.snd_una = f->snd_una;
         f->io.now_ps = now;
         f->rto_deadline_ps = now + s->rto_ps;
+        s->st.n_rtt_samples++;
+        s->st.rtt_sum_ps += (double)a.rtt_ps;
+        if ((double)a.rtt_ps > s->st.rtt_max_ps)
+            s->st.rtt_max_ps = (double)a.rtt_ps;
         s->cc->on_ack(s->cc_state + (size_t)fi * s->cc->state_bytes, &f->io, &a);
     }
     if (k->kind == PK_NACK && k->seq >= f->snd_una && k->seq < f->snd_nxt) {
@@ -427,6 +444,8 @@ static void on_rto(tl_pktsim *s, uint32_t fi, int64_t now)
 
 static void on_arrive(tl_pktsim *s, port *p, int64_t now)
 {
+    if (p->ring_n == 0) /* the link failed while this arrival was pending */
+        return;
     uint32_t i = p->ring_pkt[p->ring_head];
     p->ring_head = (p->ring_head + 1) % p->ring_cap;
     if (--p->ring_n)
@@ -437,7 +456,7 @@ static void on_arrive(tl_pktsim *s, port *p, int64_t now)
     if (s->node_sw[p->to] != NONE) {
         k->hop++;
         k->in_chan = (uint32_t)(p - s->ports);
-        enqueue(s, &s->ports[path_chan(s, &s->fl[k->flow], k->kind, k->hop)], i, now);
+        enqueue(s, &s->ports[pkt_chan(s, k, k->hop)], i, now);
     } else if (k->kind == PK_DATA) {
         on_data(s, i, now);
     } else {
@@ -464,6 +483,8 @@ static void on_txdone(tl_pktsim *s, port *p, int64_t now)
         arm_txdone(s, p, p->busy_until_ps);
 }
 
+static int on_link_fail(tl_pktsim *s, uint32_t link, int64_t now);
+
 static void on_pfc(tl_pktsim *s, port *p, int is_pause, int64_t now)
 {
     if (is_pause && !p->is_paused) {
@@ -486,9 +507,12 @@ static int start_flows(tl_pktsim *s, int64_t now)
     while (s->next_start < fs->n && fs->v[s->next_start].start_ps <= now) {
         uint32_t fi = (uint32_t)s->next_start++;
         flow_rt *f = &s->fl[fi];
+        if (f->is_unreachable)
+            continue;
         f->is_started = 1;
+        s->st.n_flows_active++;
         f->io.now_ps = now;
-        int rc = s->cc->init(s->cc_state + (size_t)fi * s->cc->state_bytes, &f->io, s->params,
+        int rc = s->cc->init(s->cc_state + (size_t)fi * s->cc->state_bytes, &f->io, &s->params,
                              &s->sticky);
         if (rc)
             return rc;
@@ -511,7 +535,7 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
     const size_t n = s->flows->n;
     tl_event e;
     uint64_t next_report = 1u << 20;
-    while (s->st.n_flows_done < n || until_ps < 0) {
+    while (s->st.n_flows_done + s->n_unreachable < n || until_ps < 0) {
         const tl_event *top = tl_heap_peek(&s->heap);
         if (!top || (until_ps > 0 && top->t_ps > until_ps))
             break;
@@ -527,6 +551,18 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         case EV_FLOW_START: start_flows(s, e.t_ps); break;
         case EV_RTO: on_rto(s, e.target, e.t_ps); break;
         case EV_PFC: on_pfc(s, &s->ports[e.target], e.aux, e.t_ps); break;
+        case EV_LINK_FAIL: on_link_fail(s, e.target, e.t_ps); break;
+        case EV_CONTROL: {
+            int rc = s->control(s->control_ctx, s, e.t_ps);
+            if (rc) {
+                tl_err_set(&s->sticky, rc < 0 ? rc : TL_EINVAL,
+                           "the run-time control stopped the run (code %d)", rc);
+                break;
+            }
+            if (s->st.n_flows_done + s->n_unreachable < n)
+                tl_heap_push(&s->heap, e.t_ps + s->control_interval_ps, 0, EV_CONTROL, 0);
+            break;
+        }
         }
         if (s->sticky.code)
             break;
@@ -543,6 +579,186 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
     for (uint32_t c = 0; c < s->n_ports; c++)
         q_account(&s->ports[c], s->st.now_ps);
     tl_progress_report(prog, "pktsim", (double)s->st.n_flows_done, (double)n, "flows");
+    return 0;
+}
+
+/* ---- configuration ---- */
+
+/* Reads every knob pktsim uses from s->params into the ports and the
+ * simulation (at create, and after each run-time change). Validates the
+ * combinations the registry's ranges cannot. */
+static int apply_params(tl_pktsim *s, tl_err *err)
+{
+    const tl_params *p = &s->params;
+    uint32_t mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
+    uint32_t hdr = (uint32_t)tl_params_get(p, "nic.header_bytes");
+    uint64_t buffer = (uint64_t)tl_params_get(p, "switch.buffer_bytes");
+    double kmin = tl_params_get(p, "switch.kmin_bytes_per_gbps");
+    double kmax = tl_params_get(p, "switch.kmax_bytes_per_gbps");
+    int is_pfc = tl_params_get(p, "switch.pfc") != 0;
+    uint64_t xoff = (uint64_t)tl_params_get(p, "switch.pfc_xoff_bytes");
+    uint64_t xon = (uint64_t)tl_params_get(p, "switch.pfc_xon_bytes");
+    if (buffer < mtu + hdr)
+        return tl_err_set(err, TL_ERANGE,
+                          "switch.buffer_bytes (%llu) is smaller than one packet (%u bytes)",
+                          (unsigned long long)buffer, mtu + hdr);
+    if (kmax < kmin)
+        return tl_err_set(err, TL_ERANGE,
+                          "switch.kmax_bytes_per_gbps (%g) must be >= switch.kmin_bytes_per_gbps "
+                          "(%g)",
+                          kmax, kmin);
+    if (is_pfc && xon >= xoff)
+        return tl_err_set(err, TL_ERANGE,
+                          "switch.pfc_xon_bytes (%llu) must be below switch.pfc_xoff_bytes (%llu)",
+                          (unsigned long long)xon, (unsigned long long)xoff);
+    s->mtu_bytes = mtu;
+    s->header_bytes = hdr;
+    s->ack_bytes = (uint32_t)tl_params_get(p, "nic.ack_bytes");
+    s->buffer_bytes = buffer;
+    s->dt_alpha = tl_params_get(p, "switch.dt_alpha");
+    s->pmax = tl_params_get(p, "switch.pmax");
+    s->is_mark_on_dequeue = tl_params_get(p, "switch.mark_on_dequeue") != 0;
+    s->rto_ps = (int64_t)tl_params_get(p, "nic.rto_ps");
+    s->is_pfc = is_pfc;
+    s->pfc_xoff_bytes = xoff;
+    s->pfc_xon_bytes = xon;
+    for (uint32_t c = 0; c < s->n_ports; c++) {
+        port *q = &s->ports[c];
+        double gbps = (double)q->rate_bps / 1e9;
+        q->kmin_bytes = (uint64_t)(kmin * gbps);
+        q->kmax_bytes = (uint64_t)(kmax * gbps);
+    }
+    return 0;
+}
+
+int tl_pktsim_set_param(tl_pktsim *s, const char *name, double value, tl_err *err)
+{
+    double old = tl_params_get(&s->params, name);
+    int rc = tl_params_set(&s->params, name, value, err);
+    if (rc)
+        return rc;
+    if ((rc = apply_params(s, err))) {
+        tl_params_set(&s->params, name, old, NULL); /* keep the running configuration valid */
+        return rc;
+    }
+    if (s->cc->reconfigure)
+        for (size_t i = 0; i < s->flows->n; i++) {
+            flow_rt *f = &s->fl[i];
+            if (f->is_started && !f->is_tx_done)
+                s->cc->reconfigure(s->cc_state + i * s->cc->state_bytes, &f->io, &s->params);
+        }
+    return 0;
+}
+
+int tl_pktsim_set_control(tl_pktsim *s, int64_t interval_ps, tl_pktsim_control_fn fn, void *ctx,
+                          tl_err *err)
+{
+    if (interval_ps <= 0 || !fn)
+        return tl_err_set(err, TL_ERANGE, "control needs a callback and an interval > 0, found %lld ps",
+                          (long long)interval_ps);
+    s->control = fn;
+    s->control_ctx = ctx;
+    s->control_interval_ps = interval_ps;
+    tl_heap_push(&s->heap, s->st.now_ps + interval_ps, 0, EV_CONTROL, 0);
+    return 0;
+}
+
+int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err)
+{
+    if (link >= tl_topo_n_links(s->topo))
+        return tl_err_set(err, TL_ERANGE, "link %u does not exist (there are %u links)", link,
+                          tl_topo_n_links(s->topo));
+    if (at_ps < s->st.now_ps)
+        return tl_err_set(err, TL_ERANGE, "cannot fail link %u in the past (%lld ps < now %lld ps)",
+                          link, (long long)at_ps, (long long)s->st.now_ps);
+    tl_heap_push(&s->heap, at_ps, link, EV_LINK_FAIL, 0);
+    return 0;
+}
+
+const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops)
+{
+    *hops = s->fl[i].hops;
+    return s->path + s->fl[i].path_off;
+}
+
+/* Drops every packet queued at or travelling on port p and marks it down. */
+static void kill_port(tl_pktsim *s, port *p, int64_t now)
+{
+    p->is_failed = 1;
+    uint32_t i;
+    while ((i = dequeue(s, p, now)) != NONE) {
+        p->drops++;
+        s->st.n_fail_drops++;
+        tl_pool_put(&s->pkts, i);
+    }
+    for (int c = 0; c < 2; c++) /* paused data that dequeue left */
+        while ((i = p->q_head[c]) != NONE) {
+            p->q_head[c] = P(s, i)->next;
+            p->q_bytes -= P(s, i)->wire_bytes;
+            if (p->sw != NONE)
+                s->sw_used[p->sw] -= P(s, i)->wire_bytes;
+            s->st.n_fail_drops++;
+            tl_pool_put(&s->pkts, i);
+        }
+    p->q_tail[0] = p->q_tail[1] = NONE;
+    for (; p->ring_n; p->ring_n--, p->ring_head = (p->ring_head + 1) % p->ring_cap) {
+        s->st.n_fail_drops++;
+        tl_pool_put(&s->pkts, p->ring_pkt[p->ring_head]);
+    }
+}
+
+/* A link goes down: both directions lose their packets, and every unfinished
+ * flow moves to a path that avoids all links failed so far. */
+static int on_link_fail(tl_pktsim *s, uint32_t link, int64_t now)
+{
+    if (s->link_down[link])
+        return 0;
+    s->link_down[link] = 1;
+    kill_port(s, &s->ports[2 * link], now);
+    kill_port(s, &s->ports[2 * link + 1], now);
+    tl_routes_destroy(s->own_routes);
+    s->own_routes = tl_routes_create_masked(s->topo, s->seed, s->link_down, &s->sticky);
+    if (!s->own_routes)
+        return s->sticky.code;
+    const tl_flows *fs = s->flows;
+    for (size_t i = 0; i < fs->n; i++) {
+        flow_rt *f = &s->fl[i];
+        if (f->is_rx_done || f->is_unreachable)
+            continue;
+        if (s->path_used + TL_MAX_HOPS > s->path_cap) {
+            uint32_t *np = realloc(s->path, 2 * s->path_cap * sizeof *np);
+            if (!np)
+                return fail_nomem(s);
+            s->path = np;
+            s->path_cap *= 2;
+        }
+        tl_err perr;
+        int h = tl_routes_path(s->own_routes, fs->v[i].id, fs->v[i].src, fs->v[i].dst,
+                               s->path + s->path_used, TL_MAX_HOPS, &perr);
+        port *old_nic = &s->ports[f->nic_port];
+        if (h < 0) { /* cut off: it will never finish */
+            f->is_unreachable = 1;
+            s->n_unreachable++;
+            s->st.n_flows_unreachable++;
+            if (f->is_started) {
+                s->st.n_flows_active--;
+                rr_remove(s, old_nic, (uint32_t)i);
+                f->is_tx_done = 1;
+            }
+            continue;
+        }
+        f->path_off = (uint32_t)s->path_used;
+        f->hops = (uint8_t)h;
+        s->path_used += (size_t)h;
+        uint32_t nic = s->path[f->path_off];
+        if (nic != f->nic_port) {
+            int was_in = f->is_in_rr;
+            rr_remove(s, old_nic, (uint32_t)i);
+            f->nic_port = nic;
+            if (was_in)
+                rr_add(s, &s->ports[nic], (uint32_t)i);
+        }
+    }
     return 0;
 }
 
@@ -564,6 +780,9 @@ void tl_pktsim_destroy(tl_pktsim *s)
     free(s->cc_state);
     free(s->path);
     free(s->res);
+    free(s->link_down);
+    tl_routes_destroy(s->own_routes);
+    tl_params_fini(&s->params);
     tl_heap_fini(&s->heap);
     tl_pool_fini(&s->pkts);
     free(s);
@@ -583,13 +802,6 @@ static int build_ports(tl_pktsim *s, tl_err *err)
     s->ports = calloc(s->n_ports, sizeof *s->ports);
     if (!s->sw_used || !s->ports)
         return tl_err_nomem(err);
-    double kmin = tl_params_get(s->params, "switch.kmin_bytes_per_gbps");
-    double kmax = tl_params_get(s->params, "switch.kmax_bytes_per_gbps");
-    if (kmax < kmin)
-        return tl_err_set(err, TL_ERANGE,
-                          "switch.kmax_bytes_per_gbps (%g) must be >= switch.kmin_bytes_per_gbps "
-                          "(%g)",
-                          kmax, kmin);
     for (uint32_t c = 0; c < s->n_ports; c++) {
         port *p = &s->ports[c];
         const tl_link *l = tl_topo_link(t, tl_chan_link(c));
@@ -600,9 +812,6 @@ static int build_ports(tl_pktsim *s, tl_err *err)
         p->rate_bps = l->rate_bps;
         p->ps_per_byte = 8000000000000ull % l->rate_bps == 0 ? 8000000000000ull / l->rate_bps : 0;
         p->prop_ps = l->delay_ps;
-        double gbps = (double)l->rate_bps / 1e9;
-        p->kmin_bytes = (uint64_t)(kmin * gbps);
-        p->kmax_bytes = (uint64_t)(kmax * gbps);
         p->q_head[0] = p->q_head[1] = p->q_tail[0] = p->q_tail[1] = NONE;
         p->rr_head = NONE;
         /* Ring sized for a link full of minimum-size packets; grows if needed. */
@@ -623,17 +832,18 @@ static int build_flows(tl_pktsim *s, const tl_routes *r, tl_err *err)
     s->fl = calloc(n ? n : 1, sizeof *s->fl);
     s->res = calloc(n ? n : 1, sizeof *s->res);
     s->cc_state = calloc(n ? n : 1, s->cc->state_bytes ? s->cc->state_bytes : 1);
-    s->path = malloc((n ? n : 1) * 8 * sizeof *s->path);
+    s->path_cap = (n ? n : 1) * 8;
+    s->path = malloc(s->path_cap * sizeof *s->path);
     if (!s->fl || !s->res || !s->cc_state || !s->path)
         return tl_err_nomem(err);
-    size_t cap = (n ? n : 1) * 8, used = 0;
+    size_t used = 0;
     for (size_t i = 0; i < n; i++) {
         const tl_flow *fw = &fs->v[i];
         if (i && fw->start_ps < fs->v[i - 1].start_ps)
             return tl_err_set(err, TL_EINVAL, "flows must be sorted by start time (flow %zu)", i);
-        if (used + TL_MAX_HOPS > cap) {
-            cap *= 2;
-            uint32_t *np = realloc(s->path, cap * sizeof *np);
+        if (used + TL_MAX_HOPS > s->path_cap) {
+            s->path_cap *= 2;
+            uint32_t *np = realloc(s->path, s->path_cap * sizeof *np);
             if (!np)
                 return tl_err_nomem(err);
             s->path = np;
@@ -666,6 +876,7 @@ static int build_flows(tl_pktsim *s, const tl_routes *r, tl_err *err)
                                              s->mtu_bytes, s->header_bytes);
         used += (size_t)h;
     }
+    s->path_used = used;
     return 0;
 }
 
@@ -678,8 +889,9 @@ tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows
         return NULL;
     }
     s->topo = t;
+    s->routes = r;
     s->flows = f;
-    s->params = p;
+    s->seed = seed;
     s->cc = tl_cc_find(cc);
     if (!s->cc) {
         tl_err_set(err, TL_EINVAL, "pktsim does not implement congestion control '%s' yet "
@@ -687,34 +899,21 @@ tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows
                    cc);
         goto fail;
     }
-    s->mtu_bytes = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
-    s->header_bytes = (uint32_t)tl_params_get(p, "nic.header_bytes");
-    s->ack_bytes = (uint32_t)tl_params_get(p, "nic.ack_bytes");
-    s->buffer_bytes = (uint64_t)tl_params_get(p, "switch.buffer_bytes");
-    s->dt_alpha = tl_params_get(p, "switch.dt_alpha");
-    s->pmax = tl_params_get(p, "switch.pmax");
-    s->is_mark_on_dequeue = tl_params_get(p, "switch.mark_on_dequeue") != 0;
-    s->rto_ps = (int64_t)tl_params_get(p, "nic.rto_ps");
-    s->is_pfc = tl_params_get(p, "switch.pfc") != 0;
-    s->pfc_xoff_bytes = (uint64_t)tl_params_get(p, "switch.pfc_xoff_bytes");
-    s->pfc_xon_bytes = (uint64_t)tl_params_get(p, "switch.pfc_xon_bytes");
-    if (s->is_pfc && s->pfc_xon_bytes >= s->pfc_xoff_bytes) {
-        tl_err_set(err, TL_ERANGE,
-                   "switch.pfc_xon_bytes (%llu) must be below switch.pfc_xoff_bytes (%llu)",
-                   (unsigned long long)s->pfc_xon_bytes, (unsigned long long)s->pfc_xoff_bytes);
+    if (tl_params_copy(&s->params, p, err))
         goto fail;
-    }
-    if (s->buffer_bytes < s->mtu_bytes + s->header_bytes) {
-        tl_err_set(err, TL_ERANGE,
-                   "switch.buffer_bytes (%llu) is smaller than one packet (%u bytes)",
-                   (unsigned long long)s->buffer_bytes, s->mtu_bytes + s->header_bytes);
-        goto fail;
-    }
     tl_rng_init(&s->rng, seed, "pktsim", 0);
     if (tl_heap_init(&s->heap, 1024, err) ||
-        tl_pool_init(&s->pkts, sizeof(pkt), 4096, UINT32_MAX - 1, err) || build_ports(s, err) ||
+        tl_pool_init(&s->pkts, sizeof(pkt), 4096, UINT32_MAX - 1, err) ||
+        /* Twice: the scalars (packet sizes size the link rings), then the
+         * per-port marking thresholds once the ports exist. */
+        apply_params(s, err) || build_ports(s, err) || apply_params(s, err) ||
         build_flows(s, r, err))
         goto fail;
+    s->link_down = calloc(tl_topo_n_links(t) + 1, 1);
+    if (!s->link_down) {
+        tl_err_nomem(err);
+        goto fail;
+    }
     if (f->n)
         tl_heap_push(&s->heap, f->v[0].start_ps, 0, EV_FLOW_START, 0);
     return s;

@@ -15,7 +15,7 @@
 #include "tailor/pool.h"
 #include "tailor/rng.h"
 
-enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO, EV_PFC };
+enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO, EV_PFC, EV_CONTROL, EV_LINK_FAIL };
 enum { PK_DATA = 0, PK_ACK, PK_NACK };
 #define NONE UINT32_MAX
 
@@ -27,6 +27,8 @@ typedef struct pkt {
     uint32_t flow;
     uint32_t wire_bytes;
     uint32_t payload_bytes;
+    uint32_t path_off; /* the path it follows (a re-routed flow's old packets keep theirs) */
+    uint8_t hops;
     uint8_t kind, hop; /* hop: index of the channel it is on, along its direction */
     uint8_t is_ce, is_ece;
 } pkt;
@@ -38,6 +40,7 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint32_t ring_head, ring_n, ring_cap;
     uint8_t is_txdone_armed, is_host;
     uint8_t is_paused;      /* PFC: the downstream switch paused this port's data */
+    uint8_t is_failed;      /* the link is down: everything sent into it is lost */
     uint8_t is_pause_sent;  /* PFC: this channel's far end has paused it */
     uint32_t from, to;
     uint32_t sw;      /* switch index of `from`, NONE for a host NIC */
@@ -63,7 +66,7 @@ typedef struct flow_rt {
     int64_t start_ps, next_send_ps, rto_deadline_ps;
     uint32_t path_off;
     uint8_t hops, is_started, is_rx_done, is_tx_done;
-    uint8_t is_rto_armed, is_in_rr;
+    uint8_t is_rto_armed, is_in_rr, is_unreachable;
     uint32_t rr_next, rr_prev; /* circular list of the NIC's active flows */
     uint32_t nic_port;
     tl_cc_io io;
@@ -71,6 +74,15 @@ typedef struct flow_rt {
 
 struct tl_pktsim {
     const tl_topo *topo;     /* borrowed */
+    const tl_routes *routes; /* borrowed: the routes the flows started with */
+    tl_routes *own_routes;   /* owned: routes after this simulation's link failures */
+    uint8_t *link_down;      /* (n_links) links failed during the run */
+    uint64_t n_unreachable;  /* flows cut off by failures: they never complete */
+    size_t path_cap, path_used;
+    uint64_t seed;
+    tl_pktsim_control_fn control;
+    void *control_ctx;
+    int64_t control_interval_ps;
     const tl_flows *flows;   /* borrowed */
     const tl_cc_ops *cc;
     tl_heap heap;
@@ -92,7 +104,7 @@ struct tl_pktsim {
     int is_mark_on_dequeue, is_pfc;
     uint64_t pfc_xoff_bytes, pfc_xon_bytes;
     int64_t rto_ps;
-    const tl_params *params;
+    tl_params params; /* owned copy: the run-time control may change it */
     tl_pktsim_stats st;
     tl_err sticky; /* a failed simulation stays failed */
 };

@@ -15,6 +15,7 @@
 
 struct tl_routes {
     const tl_topo *topo; /* borrowed */
+    uint8_t *down;       /* (n_links) extra failed links of this route set, or NULL */
     uint64_t seed;
     uint32_t n_nodes, n_keys, n_switches;
     uint32_t *key_of_host_node; /* (n_nodes) key of a host node, UINT32_MAX for switches */
@@ -45,15 +46,23 @@ void tl_routes_destroy(tl_routes *r)
     if (!r)
         return;
     free_tables(r);
+    free(r->down);
     free(r);
 }
 
-static int chan_ok(const tl_topo *t, uint32_t c) { return !tl_topo_link(t, tl_chan_link(c))->is_failed; }
+/* A channel routes may use: its link is neither failed in the topology nor
+ * in this route set's own mask. */
+static int chan_ok(const tl_routes *r, uint32_t c)
+{
+    uint32_t l = tl_chan_link(c);
+    return !tl_topo_link(r->topo, l)->is_failed && !(r->down && r->down[l]);
+}
 
 /* BFS from root over non-failed links; hosts other than the root are reached
  * but not expanded (they never forward). */
-static void bfs(const tl_topo *t, uint32_t root, uint16_t *dist, uint32_t *queue)
+static void bfs(const tl_routes *r, uint32_t root, uint16_t *dist, uint32_t *queue)
 {
+    const tl_topo *t = r->topo;
     uint32_t n = tl_topo_n_nodes(t), head = 0, tail = 0;
     for (uint32_t i = 0; i < n; i++)
         dist[i] = UNREACH;
@@ -66,7 +75,7 @@ static void bfs(const tl_topo *t, uint32_t root, uint16_t *dist, uint32_t *queue
         uint32_t deg;
         const uint32_t *out = tl_topo_out_chans(t, u, &deg);
         for (uint32_t k = 0; k < deg; k++) {
-            if (!chan_ok(t, out[k]))
+            if (!chan_ok(r, out[k]))
                 continue;
             uint32_t v = tl_topo_chan_to(t, out[k]);
             if (dist[v] == UNREACH && dist[u] + 1 < UNREACH) {
@@ -88,7 +97,7 @@ static uint32_t step_chans(const tl_routes *r, uint32_t key, uint32_t u, uint32_
         return 0;
     const uint32_t *oc = tl_topo_out_chans(t, u, &deg);
     for (uint32_t k = 0; k < deg; k++) {
-        if (!chan_ok(t, oc[k]))
+        if (!chan_ok(r, oc[k]))
             continue;
         uint32_t v = tl_topo_chan_to(t, oc[k]);
         if (d[v] + 1 != d[u])
@@ -157,7 +166,7 @@ static int build(tl_routes *r, tl_err *err)
         } else {
 #pragma omp for schedule(dynamic, 16)
             for (uint32_t k = 0; k < r->n_keys; k++)
-                bfs(t, r->key_root[k], r->dist + (size_t)k * n, queue);
+                bfs(r, r->key_root[k], r->dist + (size_t)k * n, queue);
         }
         free(queue);
     }
@@ -191,6 +200,12 @@ static int build(tl_routes *r, tl_err *err)
 
 tl_routes *tl_routes_create(const tl_topo *t, uint64_t seed, tl_err *err)
 {
+    return tl_routes_create_masked(t, seed, NULL, err);
+}
+
+tl_routes *tl_routes_create_masked(const tl_topo *t, uint64_t seed, const uint8_t *link_down,
+                                   tl_err *err)
+{
     tl_routes *r = calloc(1, sizeof *r);
     if (!r) {
         tl_err_nomem(err);
@@ -198,6 +213,15 @@ tl_routes *tl_routes_create(const tl_topo *t, uint64_t seed, tl_err *err)
     }
     r->topo = t;
     r->seed = seed;
+    if (link_down) {
+        r->down = malloc(tl_topo_n_links(t) + 1);
+        if (!r->down) {
+            tl_err_nomem(err);
+            free(r);
+            return NULL;
+        }
+        memcpy(r->down, link_down, tl_topo_n_links(t));
+    }
     if (build(r, err) != 0) {
         tl_routes_destroy(r);
         return NULL;
@@ -215,7 +239,7 @@ static uint32_t last_hop_chan(const tl_routes *r, uint32_t sw, uint32_t dst)
     uint32_t deg;
     const uint32_t *oc = tl_topo_out_chans(r->topo, dst, &deg);
     for (uint32_t i = 0; i < deg; i++)
-        if (tl_topo_chan_to(r->topo, oc[i]) == sw && chan_ok(r->topo, oc[i]))
+        if (tl_topo_chan_to(r->topo, oc[i]) == sw && chan_ok(r, oc[i]))
             return oc[i] ^ 1u;
     return UINT32_MAX;
 }
@@ -237,7 +261,7 @@ uint32_t tl_routes_dist(const tl_routes *r, uint32_t node, uint32_t dst)
         const uint32_t *oc = tl_topo_out_chans(r->topo, node, &deg);
         for (uint32_t i = 0; i < deg; i++) {
             uint32_t v = tl_topo_chan_to(r->topo, oc[i]);
-            if (chan_ok(r->topo, oc[i]) && d[v] != UNREACH && d[v] + 1u < best &&
+            if (chan_ok(r, oc[i]) && d[v] != UNREACH && d[v] + 1u < best &&
                 (v == root || tl_topo_node(r->topo, v)->kind == TL_NODE_SWITCH))
                 best = d[v] + 1u;
         }
@@ -271,7 +295,7 @@ const uint32_t *tl_routes_next(const tl_routes *r, uint32_t node, uint32_t dst, 
         for (int pass = 0; pass < 2; pass++)
             for (uint32_t i = 0; i < deg; i++) {
                 uint32_t v = tl_topo_chan_to(t, oc[i]);
-                if (!chan_ok(t, oc[i]) || d[v] == UNREACH ||
+                if (!chan_ok(r, oc[i]) || d[v] == UNREACH ||
                     (v != root && tl_topo_node(t, v)->kind == TL_NODE_HOST))
                     continue;
                 if (pass == 0 && d[v] < best)
