@@ -55,6 +55,9 @@ typedef struct cli_world {
 int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err);
 void cli_world_fini(cli_world *w);
 
+int cli_run_engine(cli_world *w, const char *engine, const char *outdir, tl_progress *prog,
+                   tl_err *err);
+
 int cmd_gen_flows(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_demo(int argc, char **argv);

@@ -37,10 +37,84 @@ static int save_links(const tl_pktsim *sim, const tl_topo *t, const char *path, 
     return tl_afile_commit(&af, err);
 }
 
+/* mkdir -p: creates outdir and any missing parent. */
+static int make_dirs(const char *outdir)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", outdir);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Runs the engine on a built world and writes OUTDIR's result files; prints
+ * a short report on stdout. Shared by `run` and `demo`. */
+int cli_run_engine(cli_world *w, const char *engine, const char *outdir, tl_progress *prog,
+                   tl_err *err)
+{
+    if (strcmp(engine, "pktsim") != 0)
+        return tl_err_set(err, TL_EINVAL, "engine '%s' is not available yet (available: pktsim)",
+                          engine);
+    tl_summary sum;
+    memset(&sum, 0, sizeof sum);
+    double t0 = (double)clock() / CLOCKS_PER_SEC;
+    tl_pktsim *sim = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
+                                      w->sc.seed, err);
+    int rc = sim ? tl_pktsim_run(sim, 0, prog, err) : err->code;
+    double cpu = (double)clock() / CLOCKS_PER_SEC - t0;
+    if (!rc && make_dirs(outdir) != 0)
+        rc = tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
+                       strerror(errno));
+    char path[1200];
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/fct.csv", outdir);
+        rc = tl_result_save_csv(&w->flows, tl_pktsim_results(sim), path, err);
+    }
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/fct.txt", outdir);
+        rc = tl_result_save_ns3(&w->flows, tl_pktsim_results(sim), path, err);
+    }
+    if (!rc)
+        rc = tl_summary_build(&sum, "pktsim", &w->flows, tl_pktsim_results(sim), err);
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/summary.json", outdir);
+        rc = tl_summary_save_json(&sum, path, err);
+    }
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/links.csv", outdir);
+        rc = save_links(sim, w->topo, path, err);
+    }
+    if (!rc) {
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(sim, &st);
+        printf("pktsim: %llu/%zu flows done, %.6g s simulated, %llu events, %llu link-hops, "
+               "%.3g link-hops/s (%.1f s CPU), %llu drops, %llu marks, %llu timeouts\n",
+               (unsigned long long)st.n_flows_done, w->flows.n, (double)st.now_ps * 1e-12,
+               (unsigned long long)st.n_events, (unsigned long long)st.n_link_hops,
+               cpu > 0 ? (double)st.n_link_hops / cpu : 0, cpu, (unsigned long long)st.n_drops,
+               (unsigned long long)st.n_marks, (unsigned long long)st.n_timeouts);
+        printf("FCT slowdown per size bucket:\n  %-8s %9s %8s %8s %8s %8s\n", "bucket", "flows",
+               "p50", "p90", "p99", "p99.9");
+        for (int b = 0; b < TL_N_BUCKETS; b++)
+            printf("  %-8s %9llu %8.3f %8.3f %8.3f %8.3f\n", tl_bucket_names[b],
+                   (unsigned long long)sum.all[b].count, sum.all[b].p[0], sum.all[b].p[1],
+                   sum.all[b].p[2], sum.all[b].p[3]);
+        printf("results in %s/ (fct.csv, fct.txt, summary.json, links.csv)\n", outdir);
+    }
+    tl_summary_fini(&sum);
+    tl_pktsim_destroy(sim);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "run", "o,engine,seed,set,threads,quiet", &o);
+    int rc = cli_parse(argc, argv, "run", "o,engine,flows,seed,set,threads,quiet", &o);
     if (rc)
         return rc;
     if (!o.out) {
@@ -51,64 +125,12 @@ int cmd_run(int argc, char **argv)
     tl_err_clear(&err);
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
-    tl_pktsim *sim = NULL;
-    tl_summary sum;
-    memset(&sum, 0, sizeof sum);
     rc = cli_world_build(&o, &w, prog, &err);
-    const char *engine = o.engine ? o.engine : w.sc.engine.name;
-    if (!rc && strcmp(engine, "pktsim") != 0) {
-        rc = tl_err_set(&err, TL_EINVAL, "engine '%s' is not available yet (available: pktsim)",
-                        engine);
-    }
-    double t0 = (double)clock() / CLOCKS_PER_SEC;
-    if (!rc && !(sim = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc,
-                                        w.sc.seed, &err)))
-        rc = err.code;
     if (!rc)
-        rc = tl_pktsim_run(sim, 0, prog, &err);
+        rc = cli_run_engine(&w, o.engine ? o.engine : w.sc.engine.name, o.out, prog, &err);
     cli_progress_done(prog);
-    if (!rc && mkdir(o.out, 0777) != 0 && errno != EEXIST)
-        rc = tl_err_at(&err, TL_EIO, o.out, 0, 0, NULL, "cannot create the output folder: %s",
-                       strerror(errno));
-    char path[1200];
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/fct.csv", o.out);
-        rc = tl_result_save_csv(&w.flows, tl_pktsim_results(sim), path, &err);
-    }
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/fct.txt", o.out);
-        rc = tl_result_save_ns3(&w.flows, tl_pktsim_results(sim), path, &err);
-    }
-    if (!rc)
-        rc = tl_summary_build(&sum, "pktsim", &w.flows, tl_pktsim_results(sim), &err);
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/summary.json", o.out);
-        rc = tl_summary_save_json(&sum, path, &err);
-    }
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/links.csv", o.out);
-        rc = save_links(sim, w.topo, path, &err);
-    }
-    if (rc) {
+    if (rc)
         cli_print_err("run", &err);
-    } else {
-        tl_pktsim_stats st;
-        tl_pktsim_get_stats(sim, &st);
-        double cpu = (double)clock() / CLOCKS_PER_SEC - t0;
-        printf("pktsim: %llu/%zu flows done, %.6g s simulated, %llu events, %llu link-hops, "
-               "%.3g link-hops/s, %llu drops, %llu marks, %llu timeouts\n",
-               (unsigned long long)st.n_flows_done, w.flows.n, (double)st.now_ps * 1e-12,
-               (unsigned long long)st.n_events, (unsigned long long)st.n_link_hops,
-               cpu > 0 ? (double)st.n_link_hops / cpu : 0, (unsigned long long)st.n_drops,
-               (unsigned long long)st.n_marks, (unsigned long long)st.n_timeouts);
-        printf("slowdown (p50 / p99) per size bucket:\n");
-        for (int b = 0; b < TL_N_BUCKETS; b++)
-            printf("  %-8s %8llu flows  p50 %7.3f  p99 %7.3f\n", tl_bucket_names[b],
-                   (unsigned long long)sum.all[b].count, sum.all[b].p[0], sum.all[b].p[2]);
-        printf("results in %s/ (fct.csv, fct.txt, summary.json, links.csv)\n", o.out);
-    }
-    tl_summary_fini(&sum);
-    tl_pktsim_destroy(sim);
     cli_world_fini(&w);
     return rc ? cli_exit_code(&err) : 0;
 }

@@ -10,10 +10,10 @@ static const struct {
     const char *summary;
     const char *usage;
 } cmds[] = {
-    {"demo", cmd_demo, "generate and inspect the built-in default scenario (the quick start)",
+    {"demo", cmd_demo, "inspect and simulate the built-in default scenario (the quick start)",
      "tailor demo [-o DIR] [--seed N] [--threads N] [--quiet]\n"
-     "  Generates the default scenario's flows into DIR/flows.csv (default out/demo)\n"
-     "  and prints what `tailor inspect` shows for them.\n"},
+     "  Prints what `tailor inspect` shows for the default scenario, simulates it with\n"
+     "  pktsim and writes the results into DIR (default out/demo).\n"},
     {"run", cmd_run, "simulate a scenario with an engine and write its results",
      "tailor run [SCENARIO] -o OUTDIR [--engine pktsim] [--flows FILE] [--seed N]\n"
      "           [--set name=value]... [--threads N] [--quiet]\n"

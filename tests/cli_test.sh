@@ -103,6 +103,20 @@ done
 "$bin" params --markdown >"$tmp/params.md"
 check "docs/parameters.md matches the registry" cmp -s "$tmp/params.md" "$src/docs/parameters.md"
 
+# tailor run with pktsim: result files, determinism, unknown engine.
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run1" --quiet >"$tmp/runout"
+check "run exits 0" test $? -eq 0
+for f in fct.csv fct.txt summary.json links.csv; do
+    check "run writes $f" test -s "$tmp/run1/$f"
+done
+check "run prints the bucket table" grep -q "50KB+ *16" "$tmp/runout"
+check "fct.csv has 16 flows" test "$(wc -l <"$tmp/run1/fct.csv")" -eq 17
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run2" --quiet >/dev/null
+check "run is deterministic" cmp -s "$tmp/run1/fct.csv" "$tmp/run2/fct.csv"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine flowsim 2>"$tmp/err" >/dev/null
+check "unavailable engine exits 2" test $? -eq 2
+check "unavailable engine named" grep -q "flowsim" "$tmp/err"
+
 # Every example parses and inspects (small ones fully).
 for f in default incast-16to1 parking-lot-4hop fattree-k8-permutation two-dc; do
     "$bin" inspect "$src/examples/$f.json" --quiet >/dev/null 2>"$tmp/err"
