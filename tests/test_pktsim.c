@@ -98,6 +98,27 @@ static void lone_flow_fct_is_ideal(void **state)
     }
 }
 
+/* ACK coalescing: 1,000 packets acknowledged every 4 give 250 ACKs; the lone
+ * flow still meets its ideal FCT (its window never binds). */
+static void ack_coalescing(void **state)
+{
+    world w;
+    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": "
+                   "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": "
+                   "{\"type\": \"permutation\"}, \"arrival\": {\"process\": "
+                   "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp-rate\", \"nic\": "
+                   "{\"ack_every_pkts\": 4}, \"dctcp_rate\": {\"window_bytes\": \"10MB\"}}}");
+    tl_pktsim *s = lone_flow(&w, 0, 200, 1000000, "dctcp-rate");
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    assert_int_equal(st.n_data_pkts, 1000);
+    assert_int_equal(st.n_ack_pkts, 250);
+    const tl_flow_result *r = tl_pktsim_results(s);
+    assert_int_equal(r[0].fct_ps, r[0].ideal_ps);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
 /* Two 20 MB flows from different racks into one host share its 10 Gb/s link:
  * once converged each gets half, so both finish near 2 x 20 MB / 10 Gb/s. */
 static void two_flows_share_a_bottleneck(void **state)
@@ -399,6 +420,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lone_flow_fct_is_ideal),
+        cmocka_unit_test(ack_coalescing),
         cmocka_unit_test(two_flows_share_a_bottleneck),
         cmocka_unit_test(conservation_and_determinism),
         cmocka_unit_test(ecn_marks_where_it_should),

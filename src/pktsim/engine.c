@@ -356,7 +356,12 @@ static void on_data(tl_pktsim *s, uint32_t i, int64_t now)
             s->res[fi].fct_ps = now - f->start_ps;
             s->st.n_flows_done++;
         }
-        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, po, ph, now);
+        /* Coalesced ACKs: every ack_every_pkts packets, but at once for a mark
+         * (the sender's alpha must see it) and for the last byte. */
+        if (++f->unacked_pkts >= s->ack_every_pkts || is_ce || f->rcv_nxt == f->size_bytes) {
+            f->unacked_pkts = 0;
+            send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, po, ph, now);
+        }
     } else if (k->seq > f->rcv_nxt) {
         /* A gap: a loss upstream. Go-back-N: one NACK per gap, later packets dropped. */
         if (f->nacked_at != f->rcv_nxt + 1) {
@@ -614,6 +619,7 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     s->mtu_bytes = mtu;
     s->header_bytes = hdr;
     s->ack_bytes = (uint32_t)tl_params_get(p, "nic.ack_bytes");
+    s->ack_every_pkts = (uint32_t)tl_params_get(p, "nic.ack_every_pkts");
     s->buffer_bytes = buffer;
     s->dt_alpha = tl_params_get(p, "switch.dt_alpha");
     s->pmax = tl_params_get(p, "switch.pmax");

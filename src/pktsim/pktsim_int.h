@@ -67,6 +67,7 @@ typedef struct flow_rt {
     uint32_t path_off;
     uint8_t hops, is_started, is_rx_done, is_tx_done;
     uint8_t is_rto_armed, is_in_rr, is_unreachable;
+    uint16_t unacked_pkts; /* receiver: in-order packets not yet acknowledged (coalescing) */
     uint32_t rr_next, rr_prev; /* circular list of the NIC's active flows */
     uint32_t nic_port;
     tl_cc_io io;
@@ -98,7 +99,7 @@ struct tl_pktsim {
     tl_flow_result *res; /* (n_flows) */
     size_t next_start;   /* next flow (in start order) to start */
     /* configuration, from the parameter registry */
-    uint32_t mtu_bytes, header_bytes, ack_bytes;
+    uint32_t mtu_bytes, header_bytes, ack_bytes, ack_every_pkts;
     uint64_t buffer_bytes;
     double dt_alpha, pmax;
     int is_mark_on_dequeue, is_pfc;

@@ -28,6 +28,10 @@ static const tl_param_def pktsim_params[] = {
     {"nic.rto_ps", TL_UNIT_PS, 1e9, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
      "Retransmission timeout: go-back-N from the first unacked byte when no ACK came for this "
      "long (1 ms)."},
+    {"nic.ack_every_pkts", TL_UNIT_NONE, 1, 1, 1024, 1, TL_DIR_UP_THROUGHPUT,
+     "ACK coalescing: the receiver acknowledges every this many in-order data packets (and at "
+     "once on an ECN mark, a gap or the flow's last byte); 1 = one ACK per packet (ns-3 HPCC "
+     "L2_ACK_INTERVAL 1)."},
     {"switch.dt_alpha", TL_UNIT_NONE, 1, 1.0 / 64, 64, 0, TL_DIR_UP_THROUGHPUT,
      "Dynamic-threshold factor of the shared buffer: a port may hold at most alpha x the free "
      "buffer (Choudhury and Hahne)."},
