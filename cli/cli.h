@@ -18,6 +18,7 @@ typedef struct cli_opts {
     const char *format;   /* --format */
     const char *flows;    /* --flows FILE (inspect an existing flow file) */
     const char *engine;   /* --engine */
+    double queue_trace_us; /* --queue-trace-us: sampling interval of queues.csv, 0 = none */
     const char *sets[64]; /* --set name=value */
     int n_sets;
     int64_t seed; /* --seed, -1 = scenario's */
@@ -55,8 +56,8 @@ typedef struct cli_world {
 int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err);
 void cli_world_fini(cli_world *w);
 
-int cli_run_engine(cli_world *w, const char *engine, const char *outdir, tl_progress *prog,
-                   tl_err *err);
+int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,
+                   tl_progress *prog, tl_err *err);
 
 int cmd_gen_flows(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);

@@ -28,7 +28,7 @@ int cmd_demo(int argc, char **argv)
     if (!rc) {
         printf("\nsimulating it with pktsim (about half a minute)...\n");
         fflush(stdout);
-        rc = cli_run_engine(&w, "pktsim", dir, prog, &err);
+        rc = cli_run_engine(&w, "pktsim", dir, 0, prog, &err);
     }
     cli_progress_done(prog);
     if (rc) {

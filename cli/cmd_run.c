@@ -1,6 +1,7 @@
 /* tailor run SCENARIO --engine pktsim -o OUTDIR: simulate the scenario and
  * write the common results: fct.csv (per flow), fct.txt (ns-3 HPCC format),
- * summary.json (slowdown per size bucket and class), links.csv (per port). */
+ * summary.json (slowdown per size bucket and class), links.csv (per port),
+ * and with --queue-trace-us a queue-length time series, queues.csv. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,26 @@ static int save_links(const tl_pktsim *sim, const tl_topo *t, const char *path, 
     return tl_afile_commit(&af, err);
 }
 
+/* queues.csv: every interval, the queue of each port that holds anything
+ * (a use of pktsim's run-time control). */
+typedef struct qtrace {
+    FILE *f;
+    const tl_topo *t;
+} qtrace;
+
+static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
+{
+    qtrace *q = ctx;
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(q->t); c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(s, c, &ps);
+        if (ps.queue_bytes_now)
+            fprintf(q->f, "%.3f,%u,%llu\n", (double)now * 1e-3, c,
+                    (unsigned long long)ps.queue_bytes_now);
+    }
+    return ferror(q->f) ? TL_EIO : 0;
+}
+
 /* mkdir -p: creates outdir and any missing parent. */
 static int make_dirs(const char *outdir)
 {
@@ -54,8 +75,8 @@ static int make_dirs(const char *outdir)
 
 /* Runs the engine on a built world and writes OUTDIR's result files; prints
  * a short report on stdout. Shared by `run` and `demo`. */
-int cli_run_engine(cli_world *w, const char *engine, const char *outdir, tl_progress *prog,
-                   tl_err *err)
+int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,
+                   tl_progress *prog, tl_err *err)
 {
     if (strcmp(engine, "pktsim") != 0)
         return tl_err_set(err, TL_EINVAL, "engine '%s' is not available yet (available: pktsim)",
@@ -65,12 +86,31 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, tl_prog
     double t0 = (double)clock() / CLOCKS_PER_SEC;
     tl_pktsim *sim = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
                                       w->sc.seed, err);
-    int rc = sim ? tl_pktsim_run(sim, 0, prog, err) : err->code;
+    int rc = sim ? 0 : err->code;
+    char path[1200];
+    tl_afile qf = {0};
+    qtrace qt = {.t = w->topo};
+    if (!rc && queue_trace_us > 0) {
+        if (make_dirs(outdir) != 0)
+            rc = tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
+                           strerror(errno));
+        snprintf(path, sizeof path, "%s/queues.csv", outdir);
+        if (!rc && !(qt.f = tl_afile_open(&qf, path, err)))
+            rc = err->code;
+        if (!rc) {
+            fprintf(qt.f, "t_ns,chan,queue_bytes\n");
+            rc = tl_pktsim_set_control(sim, (int64_t)(queue_trace_us * 1e6), qtrace_sample, &qt,
+                                       err);
+        }
+    }
+    if (!rc)
+        rc = tl_pktsim_run(sim, 0, prog, err);
+    if (qt.f)
+        rc = rc ? (tl_afile_abort(&qf), rc) : tl_afile_commit(&qf, err);
     double cpu = (double)clock() / CLOCKS_PER_SEC - t0;
     if (!rc && make_dirs(outdir) != 0)
         rc = tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
                        strerror(errno));
-    char path[1200];
     if (!rc) {
         snprintf(path, sizeof path, "%s/fct.csv", outdir);
         rc = tl_result_save_csv(&w->flows, tl_pktsim_results(sim), path, err);
@@ -114,7 +154,7 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, tl_prog
 int cmd_run(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "run", "o,engine,flows,seed,set,threads,quiet", &o);
+    int rc = cli_parse(argc, argv, "run", "o,engine,flows,seed,set,threads,quiet,queue-trace-us", &o);
     if (rc)
         return rc;
     if (!o.out) {
@@ -127,7 +167,8 @@ int cmd_run(int argc, char **argv)
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
     if (!rc)
-        rc = cli_run_engine(&w, o.engine ? o.engine : w.sc.engine.name, o.out, prog, &err);
+        rc = cli_run_engine(&w, o.engine ? o.engine : w.sc.engine.name, o.out, o.queue_trace_us,
+                            prog, &err);
     cli_progress_done(prog);
     if (rc)
         cli_print_err("run", &err);

@@ -63,6 +63,14 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->flows = v;
         } else if (strcmp(name, "engine") == 0) {
             o->engine = v;
+        } else if (strcmp(name, "queue-trace-us") == 0) {
+            double us = strtod(v, &end);
+            if (*end || end == v || !(us > 0)) {
+                fprintf(stderr, "tailor %s: --queue-trace-us expects a number > 0, found '%s'\n",
+                        cmd, v);
+                return EXIT_INPUT;
+            }
+            o->queue_trace_us = us;
         } else if (strcmp(name, "set") == 0) {
             if (o->n_sets == 64) {
                 fprintf(stderr, "tailor %s: at most 64 --set options\n", cmd);
@@ -145,27 +153,31 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void progress_fn(void *ctx, const char *phase, double done, double total, const char *unit)
+static void progress_fn(void *ctx, const tl_progress_info *in)
 {
     progress_state *st = ctx;
     double t = now_s();
-    if (strcmp(phase, st->phase) != 0) {
-        snprintf(st->phase, sizeof st->phase, "%s", phase);
+    if (strcmp(in->phase, st->phase) != 0) {
+        snprintf(st->phase, sizeof st->phase, "%s", in->phase);
         st->t0 = t;
         st->last_print = 0;
     }
     double interval = st->is_tty ? 0.2 : 5.0;
-    int is_final = total > 0 && done >= total;
+    int is_final = in->total > 0 && in->done >= in->total;
     if (!is_final && t - st->last_print < interval)
         return;
     if (t - st->t0 < interval && !st->printed)
         return; /* quick phases stay silent */
     st->last_print = t;
-    double el = t - st->t0, rate = el > 0 ? done / el : 0;
-    double eta = rate > 0 && total > done ? (total - done) / rate : 0;
-    fprintf(stderr, "%s[%s] %.0f/%.0f %s  %.3g %s/s  elapsed %.1fs  ETA %.1fs%s",
-            st->is_tty ? "\r" : "", phase, done, total, unit, rate, unit, el, eta,
-            st->is_tty ? "   " : "\n");
+    double el = t - st->t0, rate = el > 0 ? in->done / el : 0;
+    double eta = rate > 0 && in->total > in->done ? (in->total - in->done) / rate : 0;
+    char sim[96] = "";
+    if (in->sim_time_s >= 0)
+        snprintf(sim, sizeof sim, "  sim %.6f s  %.3g events/s", in->sim_time_s,
+                 el > 0 && in->n_events >= 0 ? in->n_events / el : 0);
+    fprintf(stderr, "%s[%s] %.0f/%.0f %s  %.3g %s/s%s  elapsed %.1fs  ETA %.1fs%s",
+            st->is_tty ? "\r" : "", in->phase, in->done, in->total, in->unit, rate, in->unit, sim,
+            el, eta, st->is_tty ? "   " : "\n");
     if (st->is_tty && is_final)
         fputc('\n', stderr);
     st->printed = !is_final;

@@ -113,6 +113,9 @@ check "run prints the bucket table" grep -q "50KB+ *16" "$tmp/runout"
 check "fct.csv has 16 flows" test "$(wc -l <"$tmp/run1/fct.csv")" -eq 17
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run2" --quiet >/dev/null
 check "run is deterministic" cmp -s "$tmp/run1/fct.csv" "$tmp/run2/fct.csv"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runq" --quiet --queue-trace-us 50 >/dev/null
+check "queue trace written" test "$(head -1 "$tmp/runq/queues.csv")" = "t_ns,chan,queue_bytes"
+check "queue trace samples the bottleneck" grep -q "^50000.000,1," "$tmp/runq/queues.csv"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine flowsim 2>"$tmp/err" >/dev/null
 check "unavailable engine exits 2" test $? -eq 2
 check "unavailable engine named" grep -q "flowsim" "$tmp/err"

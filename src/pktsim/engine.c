@@ -59,8 +59,8 @@ static void start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
             return;
         }
         for (uint32_t j = 0; j < p->ring_n; j++) {
-            rp[j] = p->ring_pkt[(p->ring_head + j) % p->ring_cap];
-            ra[j] = p->ring_arr_ps[(p->ring_head + j) % p->ring_cap];
+            rp[j] = p->ring_pkt[(p->ring_head + j) & (p->ring_cap - 1)];
+            ra[j] = p->ring_arr_ps[(p->ring_head + j) & (p->ring_cap - 1)];
         }
         free(p->ring_pkt);
         free(p->ring_arr_ps);
@@ -69,7 +69,7 @@ static void start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
         p->ring_head = 0;
         p->ring_cap = ncap;
     }
-    uint32_t slot = (p->ring_head + p->ring_n) % p->ring_cap;
+    uint32_t slot = (p->ring_head + p->ring_n) & (p->ring_cap - 1);
     p->ring_pkt[slot] = i;
     p->ring_arr_ps[slot] = end + p->prop_ps;
     if (p->ring_n++ == 0)
@@ -452,7 +452,7 @@ static void on_arrive(tl_pktsim *s, port *p, int64_t now)
     if (p->ring_n == 0) /* the link failed while this arrival was pending */
         return;
     uint32_t i = p->ring_pkt[p->ring_head];
-    p->ring_head = (p->ring_head + 1) % p->ring_cap;
+    p->ring_head = (p->ring_head + 1) & (p->ring_cap - 1);
     if (--p->ring_n)
         tl_heap_push(&s->heap, p->ring_arr_ps[p->ring_head], (uint32_t)(p - s->ports), EV_ARRIVE,
                      0);
@@ -573,7 +573,8 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
             break;
         if (s->st.n_events >= next_report) {
             next_report += 1u << 20;
-            tl_progress_report(prog, "pktsim", (double)s->st.n_flows_done, (double)n, "flows");
+            tl_progress_report_sim(prog, "pktsim", (double)s->st.n_flows_done, (double)n, "flows",
+                                   (double)s->st.now_ps * 1e-12, (double)s->st.n_events);
         }
     }
     if (s->sticky.code) {
@@ -583,7 +584,8 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
     }
     for (uint32_t c = 0; c < s->n_ports; c++)
         q_account(&s->ports[c], s->st.now_ps);
-    tl_progress_report(prog, "pktsim", (double)s->st.n_flows_done, (double)n, "flows");
+    tl_progress_report_sim(prog, "pktsim", (double)s->st.n_flows_done, (double)n, "flows",
+                           (double)s->st.now_ps * 1e-12, (double)s->st.n_events);
     return 0;
 }
 
@@ -707,7 +709,7 @@ static void kill_port(tl_pktsim *s, port *p, int64_t now)
             tl_pool_put(&s->pkts, i);
         }
     p->q_tail[0] = p->q_tail[1] = NONE;
-    for (; p->ring_n; p->ring_n--, p->ring_head = (p->ring_head + 1) % p->ring_cap) {
+    for (; p->ring_n; p->ring_n--, p->ring_head = (p->ring_head + 1) & (p->ring_cap - 1)) {
         s->st.n_fail_drops++;
         tl_pool_put(&s->pkts, p->ring_pkt[p->ring_head]);
     }
@@ -820,9 +822,12 @@ static int build_ports(tl_pktsim *s, tl_err *err)
         p->prop_ps = l->delay_ps;
         p->q_head[0] = p->q_head[1] = p->q_tail[0] = p->q_tail[1] = NONE;
         p->rr_head = NONE;
-        /* Ring sized for a link full of minimum-size packets; grows if needed. */
-        uint64_t cap = (uint64_t)(l->delay_ps / (tx_time(p, s->ack_bytes) + 1)) + 4;
-        p->ring_cap = (uint32_t)(cap < (1u << 20) ? cap : (1u << 20));
+        /* Ring sized for a link full of minimum-size packets, rounded up to a
+         * power of two so the index wraps with a mask; doubles if needed. */
+        uint64_t need = (uint64_t)(l->delay_ps / (tx_time(p, s->ack_bytes) + 1)) + 4, cap = 4;
+        while (cap < need && cap < (1u << 20))
+            cap *= 2;
+        p->ring_cap = (uint32_t)cap;
         p->ring_pkt = malloc(p->ring_cap * sizeof *p->ring_pkt);
         p->ring_arr_ps = malloc(p->ring_cap * sizeof *p->ring_arr_ps);
         if (!p->ring_pkt || !p->ring_arr_ps)
