@@ -5,7 +5,6 @@
  * schedules a transmit-done event only while packets wait behind the one on
  * the wire, so an uncongested hop costs one event. */
 #include "pktsim_int.h"
-#include "ecn.h"
 
 #include <assert.h>
 #include <math.h>
@@ -84,18 +83,11 @@ static void arm_txdone(tl_pktsim *s, port *p, int64_t at)
     }
 }
 
-/* ECN marking of a data packet against queue length q (ecn.h). The random
- * draw is taken only between kmin and kmax, so step marking uses no randomness. */
-static void maybe_mark(tl_pktsim *s, port *p, pkt *k, uint64_t q)
+static inline void mark(tl_pktsim *s, port *p, pkt *k)
 {
-    if (k->kind != PK_DATA || q <= p->kmin_bytes)
-        return;
-    double u = q > p->kmax_bytes ? 0 : tl_rng_uniform(&s->rng);
-    if (tl_ecn_should_mark(q, p->kmin_bytes, p->kmax_bytes, s->pmax, u)) {
-        k->is_ce = 1;
-        p->marks++;
-        s->st.n_marks++;
-    }
+    k->is_ce = 1;
+    p->marks++;
+    s->st.n_marks++;
 }
 
 /* PFC: a PAUSE (is_pause) or RESUME for port up reaches it one link delay later. */
@@ -127,8 +119,9 @@ static uint32_t dequeue(tl_pktsim *s, port *p, int64_t now)
                     send_pfc(s, in, 0, now);
             }
         }
-        if (s->is_mark_on_dequeue)
-            maybe_mark(s, p, k, p->q_bytes);
+        if (k->kind == PK_DATA &&
+            s->qp->on_dequeue(p->qp_state, p->q_bytes, k->wire_bytes, now, &s->rng))
+            mark(s, p, k);
         return i;
     }
     return NONE;
@@ -169,8 +162,9 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
                 send_pfc(s, in, 1, now);
         }
     }
-    if (!s->is_mark_on_dequeue)
-        maybe_mark(s, p, k, p->q_bytes + k->wire_bytes);
+    if (k->kind == PK_DATA &&
+        s->qp->on_enqueue(p->qp_state, p->q_bytes + k->wire_bytes, k->wire_bytes, now, &s->rng))
+        mark(s, p, k);
     int c = k->kind == PK_DATA ? 1 : 0;
     k->next = NONE;
     if (p->q_tail[c] == NONE)
@@ -232,9 +226,14 @@ static void rr_add(tl_pktsim *s, port *p, uint32_t fi)
     s->fl[h].rr_prev = fi;
 }
 
+static int switch_path(tl_pktsim *s, uint32_t fi, uint64_t entropy);
+
 static uint32_t make_data(tl_pktsim *s, uint32_t fi, int64_t now)
 {
     flow_rt *f = &s->fl[fi];
+    uint64_t e = s->lb->entropy(s->lb_state + (size_t)fi * s->lb->state_bytes, f->snd_nxt, &s->rng);
+    if (e != f->entropy && switch_path(s, fi, e) != 0)
+        return NONE;
     uint32_t i = tl_pool_get(&s->pkts);
     if (i == TL_POOL_NONE) {
         fail_nomem(s);
@@ -624,18 +623,12 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     s->ack_every_pkts = (uint32_t)tl_params_get(p, "nic.ack_every_pkts");
     s->buffer_bytes = buffer;
     s->dt_alpha = tl_params_get(p, "switch.dt_alpha");
-    s->pmax = tl_params_get(p, "switch.pmax");
-    s->is_mark_on_dequeue = tl_params_get(p, "switch.mark_on_dequeue") != 0;
     s->rto_ps = (int64_t)tl_params_get(p, "nic.rto_ps");
     s->is_pfc = is_pfc;
     s->pfc_xoff_bytes = xoff;
     s->pfc_xon_bytes = xon;
-    for (uint32_t c = 0; c < s->n_ports; c++) {
-        port *q = &s->ports[c];
-        double gbps = (double)q->rate_bps / 1e9;
-        q->kmin_bytes = (uint64_t)(kmin * gbps);
-        q->kmax_bytes = (uint64_t)(kmax * gbps);
-    }
+    for (uint32_t c = 0; c < s->n_ports; c++)
+        s->qp->configure(s->ports[c].qp_state, s->ports[c].rate_bps, p);
     return 0;
 }
 
@@ -687,6 +680,34 @@ const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops)
 {
     *hops = s->fl[i].hops;
     return s->path + s->fl[i].path_off;
+}
+
+/* Moves flow fi to the ECMP path of entropy e (entropy 0 is its recorded
+ * path's hash). Paths are appended to the path table; packets already sent
+ * keep theirs. A load balancer that changes entropy per packet would want a
+ * per-flow cache of its paths instead of appending every time. */
+static int switch_path(tl_pktsim *s, uint32_t fi, uint64_t e)
+{
+    flow_rt *f = &s->fl[fi];
+    const tl_flow *fw = &s->flows->v[fi];
+    if (s->path_used + TL_MAX_HOPS > s->path_cap) {
+        uint32_t *np = realloc(s->path, 2 * s->path_cap * sizeof *np);
+        if (!np)
+            return fail_nomem(s);
+        s->path = np;
+        s->path_cap *= 2;
+    }
+    const tl_routes *r = s->own_routes ? s->own_routes : s->routes;
+    uint64_t id = e ? fw->id ^ tl_mix64(e) : fw->id;
+    int h = tl_routes_path(r, id, fw->src, fw->dst, s->path + s->path_used, TL_MAX_HOPS,
+                           &s->sticky);
+    if (h < 0)
+        return h;
+    f->path_off = (uint32_t)s->path_used;
+    f->hops = (uint8_t)h;
+    f->entropy = e;
+    s->path_used += (size_t)h;
+    return 0;
 }
 
 /* Drops every packet queued at or travelling on port p and marks it down. */
@@ -786,6 +807,8 @@ void tl_pktsim_destroy(tl_pktsim *s)
     free(s->node_sw);
     free(s->fl);
     free(s->cc_state);
+    free(s->lb_state);
+    free(s->qp_states);
     free(s->path);
     free(s->res);
     free(s->link_down);
@@ -808,7 +831,8 @@ static int build_ports(tl_pktsim *s, tl_err *err)
     s->sw_used = calloc(n_sw + 1, sizeof *s->sw_used);
     s->n_ports = 2 * tl_topo_n_links(t);
     s->ports = calloc(s->n_ports, sizeof *s->ports);
-    if (!s->sw_used || !s->ports)
+    s->qp_states = calloc(s->n_ports, s->qp->state_bytes ? s->qp->state_bytes : 1);
+    if (!s->sw_used || !s->ports || !s->qp_states)
         return tl_err_nomem(err);
     for (uint32_t c = 0; c < s->n_ports; c++) {
         port *p = &s->ports[c];
@@ -820,6 +844,7 @@ static int build_ports(tl_pktsim *s, tl_err *err)
         p->rate_bps = l->rate_bps;
         p->ps_per_byte = 8000000000000ull % l->rate_bps == 0 ? 8000000000000ull / l->rate_bps : 0;
         p->prop_ps = l->delay_ps;
+        p->qp_state = s->qp_states + (size_t)c * s->qp->state_bytes;
         p->q_head[0] = p->q_head[1] = p->q_tail[0] = p->q_tail[1] = NONE;
         p->rr_head = NONE;
         /* Ring sized for a link full of minimum-size packets, rounded up to a
@@ -843,6 +868,9 @@ static int build_flows(tl_pktsim *s, const tl_routes *r, tl_err *err)
     s->fl = calloc(n ? n : 1, sizeof *s->fl);
     s->res = calloc(n ? n : 1, sizeof *s->res);
     s->cc_state = calloc(n ? n : 1, s->cc->state_bytes ? s->cc->state_bytes : 1);
+    s->lb_state = calloc(n ? n : 1, s->lb->state_bytes ? s->lb->state_bytes : 1);
+    if (!s->lb_state)
+        return tl_err_nomem(err);
     s->path_cap = (n ? n : 1) * 8;
     s->path = malloc(s->path_cap * sizeof *s->path);
     if (!s->fl || !s->res || !s->cc_state || !s->path)
@@ -904,6 +932,8 @@ tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows
     s->flows = f;
     s->seed = seed;
     s->cc = tl_cc_find(cc);
+    s->qp = &tl_qpolicy_red;
+    s->lb = &tl_lb_ecmp;
     if (!s->cc) {
         tl_err_set(err, TL_EINVAL, "pktsim does not implement congestion control '%s' yet "
                                    "(available: dctcp, dctcp-rate)",

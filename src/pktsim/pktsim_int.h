@@ -10,6 +10,8 @@
 #define TAILOR_PKTSIM_INT_H
 
 #include "cc.h"
+#include "lb.h"
+#include "qpolicy.h"
 #include "tailor/heap.h"
 #include "tailor/pktsim.h"
 #include "tailor/pool.h"
@@ -48,7 +50,7 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint64_t rate_bps;
     uint64_t ps_per_byte; /* 8e12 / rate when exact, else 0 (then tl_tx_time_ps) */
     int64_t prop_ps;
-    uint64_t kmin_bytes, kmax_bytes;
+    void *qp_state;     /* this port's queue-policy state (in tl_pktsim.qp_states) */
     uint32_t *ring_pkt; /* (ring_cap) */
     int64_t *ring_arr_ps;
     uint64_t ingress_bytes; /* PFC: bytes at the far-end switch that arrived over this channel */
@@ -70,6 +72,7 @@ typedef struct flow_rt {
     uint16_t unacked_pkts; /* receiver: in-order packets not yet acknowledged (coalescing) */
     uint32_t rr_next, rr_prev; /* circular list of the NIC's active flows */
     uint32_t nic_port;
+    uint64_t entropy; /* the load balancer's entropy of the current path */
     tl_cc_io io;
 } flow_rt;
 
@@ -86,6 +89,10 @@ struct tl_pktsim {
     int64_t control_interval_ps;
     const tl_flows *flows;   /* borrowed */
     const tl_cc_ops *cc;
+    const tl_qpolicy_ops *qp;
+    const tl_lb_ops *lb;
+    unsigned char *qp_states; /* (n_ports, qp->state_bytes) */
+    unsigned char *lb_state;  /* (n_flows, lb->state_bytes) */
     tl_heap heap;
     tl_pool pkts;
     tl_rng rng;
@@ -101,8 +108,8 @@ struct tl_pktsim {
     /* configuration, from the parameter registry */
     uint32_t mtu_bytes, header_bytes, ack_bytes, ack_every_pkts;
     uint64_t buffer_bytes;
-    double dt_alpha, pmax;
-    int is_mark_on_dequeue, is_pfc;
+    double dt_alpha;
+    int is_pfc;
     uint64_t pfc_xoff_bytes, pfc_xon_bytes;
     int64_t rto_ps;
     tl_params params; /* owned copy: the run-time control may change it */
