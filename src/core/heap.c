@@ -59,47 +59,26 @@ uint64_t tl_heap_push(tl_heap *h, int64_t t_ps, uint32_t target, uint16_t kind, 
     return e.seq;
 }
 
-/* Index of the smallest of the four children starting at c: a two-round
- * tournament, branch-free, so the common full-node case has a short
- * dependency chain and no loop. */
-static inline size_t min_of_4(const tl_event *ev, size_t c, unsigned __int128 *key)
-{
-    unsigned __int128 k0 = ev_key(&ev[c]), k1 = ev_key(&ev[c + 1]);
-    unsigned __int128 k2 = ev_key(&ev[c + 2]), k3 = ev_key(&ev[c + 3]);
-    int l01 = k1 < k0, l23 = k3 < k2;
-    size_t a = l01 ? c + 1 : c, b = l23 ? c + 3 : c + 2;
-    unsigned __int128 ka = l01 ? k1 : k0, kb = l23 ? k3 : k2;
-    int lab = kb < ka;
-    *key = lab ? kb : ka;
-    return lab ? b : a;
-}
-
 int tl_heap_pop(tl_heap *h, tl_event *out)
 {
     if (h->n == 0)
         return 0;
     *out = h->ev[0];
     tl_event last = h->ev[--h->n];
-    unsigned __int128 lk = ev_key(&last);
     size_t n = h->n, i = 0;
     for (;;) {
-        size_t c = 4 * i + 1, best;
-        unsigned __int128 bk;
-        if (c + 4 <= n) {
-            best = min_of_4(h->ev, c, &bk);
-        } else {
-            if (c >= n)
-                break;
-            best = c;
-            bk = ev_key(&h->ev[c]);
-            for (size_t j = c + 1; j < n; j++) {
-                unsigned __int128 k = ev_key(&h->ev[j]);
-                int lt = k < bk;
-                best = lt ? j : best;
-                bk = lt ? k : bk;
-            }
+        size_t c = 4 * i + 1;
+        if (c >= n)
+            break;
+        size_t best = c, end = c + 4 < n ? c + 4 : n;
+        unsigned __int128 bk = ev_key(&h->ev[c]);
+        for (size_t j = c + 1; j < end; j++) {
+            unsigned __int128 k = ev_key(&h->ev[j]);
+            int lt = k < bk;
+            best = lt ? j : best;
+            bk = lt ? k : bk;
         }
-        if (!(bk < lk))
+        if (!(bk < ev_key(&last)))
             break;
         h->ev[i] = h->ev[best];
         i = best;
