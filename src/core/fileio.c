@@ -2,6 +2,7 @@
 #include "tailor/fileio.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,6 +31,23 @@ FILE *tl_afile_open(tl_afile *af, const char *path, tl_err *err)
     return af->f;
 }
 
+FILE *tl_afile_open_buffered(tl_afile *af, const char *path, tl_err *err)
+{
+    FILE *f = tl_afile_open(af, path, err);
+    if (f && !af->is_stdout && (af->buf = malloc(1 << 20)))
+        setvbuf(f, af->buf, _IOFBF, 1 << 20);
+    return f;
+}
+
+void tl_fput_ns(FILE *f, int64_t ps)
+{
+    uint64_t a = ps < 0 ? -(uint64_t)ps : (uint64_t)ps;
+    if (a % 1000)
+        fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ps < 0 ? "-" : "", a / 1000, a % 1000);
+    else
+        fprintf(f, "%s%" PRIu64, ps < 0 ? "-" : "", a / 1000);
+}
+
 int tl_afile_commit(tl_afile *af, tl_err *err)
 {
     if (!af->f)
@@ -46,6 +64,8 @@ int tl_afile_commit(tl_afile *af, tl_err *err)
         saved = errno;
     }
     af->f = NULL;
+    free(af->buf);
+    af->buf = NULL;
     if (bad) {
         unlink(af->tmp);
         return tl_err_at(err, TL_EIO, af->path, 0, 0, NULL, "write failed: %s", strerror(saved));
@@ -69,6 +89,8 @@ void tl_afile_abort(tl_afile *af)
     if (af->f)
         fclose(af->f);
     af->f = NULL;
+    free(af->buf);
+    af->buf = NULL;
     if (af->tmp[0])
         unlink(af->tmp);
     af->tmp[0] = '\0';

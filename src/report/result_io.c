@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec/jsonpos.h"
+#include "tailor/jsonerr.h"
 #include "tailor/fileio.h"
 
 /* Checks what the writers rely on: every class index exists, every finished
@@ -39,47 +39,31 @@ static int check_results(const tl_flows *f, const tl_flow_result *r, const char 
 /* ======================== per-flow CSV ======================== */
 
 /* Nanoseconds, with 3 decimals only when ps is not whole (as flow files write start_ns). */
-static void put_ns(FILE *out, int64_t ps)
-{
-    uint64_t a = ps < 0 ? -(uint64_t)ps : (uint64_t)ps;
-    if (a % 1000)
-        fprintf(out, "%s%" PRIu64 ".%03" PRIu64, ps < 0 ? "-" : "", a / 1000, a % 1000);
-    else
-        fprintf(out, "%s%" PRIu64, ps < 0 ? "-" : "", a / 1000);
-}
-
 int tl_result_save_csv(const tl_flows *f, const tl_flow_result *r, const char *path, tl_err *err)
 {
     int rc = check_results(f, r, path, err);
     if (rc)
         return rc;
     tl_afile af;
-    FILE *out = tl_afile_open(&af, path, err);
+    FILE *out = tl_afile_open_buffered(&af, path, err);
     if (!out)
         return err ? err->code : TL_EIO;
-    /* A large buffer: millions of rows are written. */
-    static const size_t buf_bytes = 1 << 20;
-    char *buf = af.is_stdout ? NULL : malloc(buf_bytes);
-    if (buf)
-        setvbuf(out, buf, _IOFBF, buf_bytes);
     fputs("id,src,dst,size,start_ns,fct_ns,ideal_ns,slowdown,class\n", out);
     for (size_t i = 0; i < f->n; i++) {
         const tl_flow *fl = &f->v[i];
         fprintf(out, "%" PRIu64 ",%u,%u,%" PRIu64 ",", fl->id, fl->src, fl->dst, fl->size_bytes);
-        put_ns(out, fl->start_ps);
+        tl_fput_ns(out, fl->start_ps);
         fputc(',', out);
         if (r[i].fct_ps >= 0)
-            put_ns(out, r[i].fct_ps);
+            tl_fput_ns(out, r[i].fct_ps);
         fputc(',', out);
-        put_ns(out, r[i].ideal_ps);
+        tl_fput_ns(out, r[i].ideal_ps);
         fputc(',', out);
         if (r[i].fct_ps >= 0)
             fprintf(out, "%.6f", tl_slowdown(r[i].fct_ps, r[i].ideal_ps));
         fprintf(out, ",%s\n", f->class_names[fl->class_idx]);
     }
-    rc = tl_afile_commit(&af, err);
-    free(buf);
-    return rc;
+    return tl_afile_commit(&af, err);
 }
 
 /* ======================== ns-3 fct.txt ======================== */
@@ -192,45 +176,17 @@ int tl_summary_save_json(const tl_summary *s, const char *path, tl_err *err)
 
 /* ======================== summary.json: load ======================== */
 
-typedef struct ctx {
-    const char *file;
-    jsonpos pos;
-    tl_err *err;
-} ctx;
+typedef tl_json_ctx ctx;
 
 /* Error at a JSON path, located by line:column (at the key for at_key). */
 __attribute__((format(printf, 5, 6))) static int fail(ctx *c, const char *path, int at_key,
                                                       int code, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = tl_json_failv(c, at_key, path, code, fmt, ap);
     va_end(ap);
-    const jsonpos_entry *e = jsonpos_find(&c->pos, path);
-    int line = e ? (at_key ? e->key_line : e->line) : 0;
-    int col = e ? (at_key ? e->key_col : e->col) : 0;
-    return tl_err_at(c->err, code, c->file, line, col, path, "%s", msg);
-}
-
-static const char *join(char *buf, size_t n, const char *path, const char *key)
-{
-    snprintf(buf, n, "%s%s%s", path, path[0] ? "." : "", key);
-    return buf;
-}
-
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
+    return rc;
 }
 
 /* o must be an object whose keys are exactly allowed (NULL-terminated). */
@@ -238,7 +194,7 @@ static int check_object(ctx *c, const json_t *o, const char *path, const char *c
 {
     char p[512];
     if (!json_is_object(o))
-        return fail(c, path, 0, TL_EPARSE, "expected an object, found %s", type_name(o));
+        return fail(c, path, 0, TL_EPARSE, "expected an object, found %s", tl_json_type_name(o));
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)o, key, v)
@@ -252,7 +208,7 @@ static int check_object(ctx *c, const json_t *o, const char *path, const char *c
                 strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
                 strncat(list, allowed[i], sizeof list - strlen(list) - 1);
             }
-            return fail(c, join(p, sizeof p, path, key), 1, TL_EPARSE,
+            return fail(c, tl_json_join(p, sizeof p, path, key), 1, TL_EPARSE,
                         "unknown key '%s'; expected one of: %s", key, list);
         }
     }
@@ -266,7 +222,7 @@ static int get_count(ctx *c, const json_t *v, const char *path, uint64_t *out)
 {
     if (!json_is_integer(v))
         return fail(c, path, 0, TL_EPARSE, "expected a non-negative integer, found %s",
-                    type_name(v));
+                    tl_json_type_name(v));
     if (json_integer_value(v) < 0)
         return fail(c, path, 0, TL_ERANGE,
                     "expected a non-negative integer, found %" JSON_INTEGER_FORMAT,
@@ -283,24 +239,24 @@ static int parse_stats(ctx *c, const json_t *o, const char *path, tl_slowdown_st
     int rc = check_object(c, o, path, stats_keys);
     if (rc)
         return rc;
-    if ((rc = get_count(c, json_object_get(o, "count"), join(p, sizeof p, path, "count"),
+    if ((rc = get_count(c, json_object_get(o, "count"), tl_json_join(p, sizeof p, path, "count"),
                         &st->count)))
         return rc;
     for (int i = 0; i < 1 + TL_N_PCTS; i++) {
         const char *key = i == 0 ? "mean" : pct_keys[i - 1];
         double *out = i == 0 ? &st->mean : &st->p[i - 1];
         const json_t *v = json_object_get(o, key);
-        join(p, sizeof p, path, key);
+        tl_json_join(p, sizeof p, path, key);
         if (st->count == 0) {
             if (!json_is_null(v))
                 return fail(c, p, 0, TL_EPARSE, "expected null (count is 0), found %s",
-                            type_name(v));
+                            tl_json_type_name(v));
             *out = NAN;
         } else {
             if (!json_is_number(v))
                 return fail(c, p, 0, TL_EPARSE,
                             "expected a number (count is %" PRIu64 "), found %s", st->count,
-                            type_name(v));
+                            tl_json_type_name(v));
             *out = json_number_value(v);
         }
     }
@@ -317,7 +273,7 @@ static int parse_buckets(ctx *c, const json_t *o, const char *path, tl_slowdown_
     int rc = check_object(c, o, path, names);
     for (int b = 0; !rc && b < TL_N_BUCKETS; b++) {
         char p[512];
-        rc = parse_stats(c, json_object_get(o, names[b]), join(p, sizeof p, path, names[b]),
+        rc = parse_stats(c, json_object_get(o, names[b]), tl_json_join(p, sizeof p, path, names[b]),
                          &st[b]);
     }
     return rc;
@@ -330,7 +286,7 @@ static int parse_summary(ctx *c, const json_t *root, tl_summary *s)
         return rc;
     const json_t *v = json_object_get(root, "engine");
     if (!json_is_string(v))
-        return fail(c, "engine", 0, TL_EPARSE, "expected a string, found %s", type_name(v));
+        return fail(c, "engine", 0, TL_EPARSE, "expected a string, found %s", tl_json_type_name(v));
     if (strlen(json_string_value(v)) >= sizeof s->engine)
         return fail(c, "engine", 0, TL_ERANGE, "engine name too long (at most %zu characters)",
                     sizeof s->engine - 1);
@@ -343,7 +299,7 @@ static int parse_summary(ctx *c, const json_t *root, tl_summary *s)
     const json_t *classes = json_object_get(root, "classes");
     if (!json_is_object(classes))
         return fail(c, "classes", 0, TL_EPARSE, "expected an object, found %s",
-                    type_name(classes));
+                    tl_json_type_name(classes));
     size_t n = json_object_size(classes);
     if (n > UINT32_MAX)
         return fail(c, "classes", 0, TL_ERANGE, "too many classes (%zu)", n);
@@ -360,7 +316,7 @@ static int parse_summary(ctx *c, const json_t *root, tl_summary *s)
         if (!(s->class_names[idx] = strdup(key)))
             return tl_err_nomem(c->err);
         s->n_classes++;
-        if ((rc = parse_buckets(c, cv, join(p, sizeof p, "classes", key),
+        if ((rc = parse_buckets(c, cv, tl_json_join(p, sizeof p, "classes", key),
                                 &s->by_class[(size_t)idx * TL_N_BUCKETS])))
             return rc;
     }
@@ -418,9 +374,11 @@ int tl_summary_load_json(tl_summary *s, const char *path, tl_err *err)
         return tl_err_at(err, TL_EPARSE, path, je.line, je.column, NULL, "malformed JSON: %s",
                          je.text);
     }
-    ctx c = {.file = path, .err = err};
-    int rc = jsonpos_build(&c.pos, text) != 0 ? tl_err_nomem(err) : parse_summary(&c, root, s);
-    jsonpos_fini(&c.pos);
+    ctx c;
+    int rc = tl_json_ctx_init(&c, path, text, err);
+    if (!rc)
+        rc = parse_summary(&c, root, s);
+    tl_json_ctx_fini(&c);
     json_decref(root);
     free(text);
     if (rc)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonpos.h"
+#include "tailor/jsonerr.h"
 #include "tailor/strutil.h"
 #include "tailor/units.h"
 
@@ -55,28 +55,17 @@ const char *tl_scenario_default_json(void) { return default_json; }
 /* ---- parse context and error helpers ---- */
 
 typedef struct ctx {
-    const char *source;
+    tl_json_ctx j; /* file, value positions, where errors go */
     const char *base_dir;
-    jsonpos pos;
     tl_err *err;
 } ctx;
-
-static int failv(ctx *c, int at_key, const char *path, int code, const char *fmt, va_list ap)
-{
-    char msg[512];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    const jsonpos_entry *e = jsonpos_find(&c->pos, path);
-    int line = e ? (at_key ? e->key_line : e->line) : 0;
-    int col = e ? (at_key ? e->key_col : e->col) : 0;
-    return tl_err_at(c->err, code, c->source, line, col, path, "%s", msg);
-}
 
 __attribute__((format(printf, 4, 5))) static int fail(ctx *c, const char *path, int code,
                                                       const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = failv(c, 0, path, code, fmt, ap);
+    int rc = tl_json_failv(&c->j, 0, path, code, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -86,29 +75,9 @@ __attribute__((format(printf, 4, 5))) static int fail_key(ctx *c, const char *pa
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = failv(c, 1, path, code, fmt, ap);
+    int rc = tl_json_failv(&c->j, 1, path, code, fmt, ap);
     va_end(ap);
     return rc;
-}
-
-static const char *join(char *buf, size_t n, const char *path, const char *key)
-{
-    snprintf(buf, n, "%s%s%s", path, path[0] ? "." : "", key);
-    return buf;
-}
-
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
 }
 
 static size_t count_names(const char *const *names)
@@ -139,9 +108,9 @@ static int check_keys(ctx *c, json_t *obj, const char *path, const char *const *
             strncat(list, allowed[i], sizeof list - strlen(list) - 1);
         }
         if (s)
-            return fail_key(c, join(p, sizeof p, path, key), TL_EPARSE,
+            return fail_key(c, tl_json_join(p, sizeof p, path, key), TL_EPARSE,
                             "unknown key '%s' (did you mean '%s'?)", key, s);
-        return fail_key(c, join(p, sizeof p, path, key), TL_EPARSE,
+        return fail_key(c, tl_json_join(p, sizeof p, path, key), TL_EPARSE,
                         "unknown key '%s'; expected one of: %s", key, list);
     }
     return 0;
@@ -158,8 +127,8 @@ static json_t *get_obj(ctx *c, json_t *parent, const char *path, const char *key
         return NULL;
     }
     if (!json_is_object(v)) {
-        *rc = fail(c, join(p, sizeof p, path, key), TL_EPARSE, "expected an object, found %s",
-                   type_name(v));
+        *rc = fail(c, tl_json_join(p, sizeof p, path, key), TL_EPARSE, "expected an object, found %s",
+                   tl_json_type_name(v));
         return NULL;
     }
     return v;
@@ -173,10 +142,10 @@ static int get_str(ctx *c, json_t *obj, const char *path, const char *key, char 
     if (!v)
         return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a string)", key) : 1;
     if (!json_is_string(v))
-        return fail(c, join(p, sizeof p, path, key), TL_EPARSE, "expected a string, found %s",
-                    type_name(v));
+        return fail(c, tl_json_join(p, sizeof p, path, key), TL_EPARSE, "expected a string, found %s",
+                    tl_json_type_name(v));
     if (strlen(json_string_value(v)) >= n)
-        return fail(c, join(p, sizeof p, path, key), TL_ERANGE,
+        return fail(c, tl_json_join(p, sizeof p, path, key), TL_ERANGE,
                     "string too long (at most %zu characters)", n - 1);
     snprintf(out, n, "%s", json_string_value(v));
     return 0;
@@ -189,12 +158,12 @@ static int get_num(ctx *c, json_t *obj, const char *path, const char *key, doubl
 {
     char p[512];
     json_t *v = json_object_get(obj, key);
-    join(p, sizeof p, path, key);
+    tl_json_join(p, sizeof p, path, key);
     if (!v)
         return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a number)", key) : 1;
     if (!json_is_number(v))
         return fail(c, p, TL_EPARSE, "expected %s, found %s", is_int ? "an integer" : "a number",
-                    type_name(v));
+                    tl_json_type_name(v));
     double x = json_number_value(v);
     if (is_int && x != floor(x))
         return fail(c, p, TL_EPARSE, "expected an integer, found %g", x);
@@ -220,7 +189,7 @@ static int get_rate(ctx *c, json_t *obj, const char *path, const char *key, uint
 {
     char p[512];
     json_t *v = json_object_get(obj, key);
-    join(p, sizeof p, path, key);
+    tl_json_join(p, sizeof p, path, key);
     if (!v)
         return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a rate)", key) : 1;
     if (json_is_string(v)) {
@@ -242,7 +211,7 @@ static int get_time(ctx *c, json_t *obj, const char *path, const char *key, int6
 {
     char p[512];
     json_t *v = json_object_get(obj, key);
-    join(p, sizeof p, path, key);
+    tl_json_join(p, sizeof p, path, key);
     if (!v)
         return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a time)", key) : 1;
     if (json_is_string(v)) {
@@ -435,7 +404,7 @@ static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
     if (fl) {
         if (!json_is_array(fl))
             return fail(c, "topology.failed_links", TL_EPARSE,
-                        "expected an array of link ids, found %s", type_name(fl));
+                        "expected an array of link ids, found %s", tl_json_type_name(fl));
         t->n_failed = (uint32_t)json_array_size(fl);
         t->failed_links = calloc(t->n_failed + 1, sizeof *t->failed_links);
         if (!t->failed_links)
@@ -447,7 +416,7 @@ static int parse_topology(ctx *c, json_t *o, tl_topo_spec *t)
             if (!json_is_integer(x) || json_integer_value(x) < 0 ||
                 json_integer_value(x) > UINT32_MAX)
                 return fail(c, p, TL_EPARSE, "expected a link id (integer >= 0), found %s",
-                            type_name(x));
+                            tl_json_type_name(x));
             t->failed_links[i] = (uint32_t)json_integer_value(x);
         }
     }
@@ -476,7 +445,7 @@ static int parse_sizes(ctx *c, json_t *o, const char *P, tl_sizedist *d)
         else
             snprintf(path, sizeof path, "%s", cdf);
         if (tl_sizedist_load(d, path, &inner) != 0)
-            return wrap(c, join(p, sizeof p, P, "cdf"), &inner);
+            return wrap(c, tl_json_join(p, sizeof p, P, "cdf"), &inner);
         return 0;
     }
     static const char *const dists[] = {"exponential", "pareto", "lognormal", "gaussian", "fixed",
@@ -487,7 +456,7 @@ static int parse_sizes(ctx *c, json_t *o, const char *P, tl_sizedist *d)
     for (k = 0; dists[k] && strcmp(dists[k], dist) != 0; k++)
         ;
     if (!dists[k])
-        return fail(c, join(p, sizeof p, P, "dist"), TL_EPARSE,
+        return fail(c, tl_json_join(p, sizeof p, P, "dist"), TL_EPARSE,
                     "expected one of exponential, pareto, lognormal, gaussian, fixed; found \"%s\"",
                     dist);
     double mean, shape = 0;
@@ -496,7 +465,7 @@ static int parse_sizes(ctx *c, json_t *o, const char *P, tl_sizedist *d)
                       kinds[k] == TL_SIZE_GAUSSIAN;
     OPT(get_num(c, o, P, "shape", &shape, 0, 1e15, 0, needs_shape));
     if (tl_sizedist_param(d, kinds[k], mean, shape, &inner) != 0)
-        return wrap(c, join(p, sizeof p, P, "shape"), &inner);
+        return wrap(c, tl_json_join(p, sizeof p, P, "shape"), &inner);
     return 0;
 }
 
@@ -514,7 +483,7 @@ static int parse_spatial(ctx *c, json_t *o, const char *P, tl_spatial_spec *s)
         ;
     if (!types[k]) {
         const char *sug = tl_suggest(type, types, count_names(types));
-        return fail(c, join(p, sizeof p, P, "type"), TL_EPARSE,
+        return fail(c, tl_json_join(p, sizeof p, P, "type"), TL_EPARSE,
                     "unknown spatial pattern \"%s\"%s%s%s; expected uniform, matrix, "
                     "permutation, incast, all_to_all or dc_mix",
                     type, sug ? " (did you mean \"" : "", sug ? sug : "", sug ? "\"?)" : "");
@@ -531,7 +500,7 @@ static int parse_spatial(ctx *c, json_t *o, const char *P, tl_spatial_spec *s)
         tl_err inner;
         tl_err_clear(&inner);
         if (tl_matrix_load(&s->matrix, path, &inner) != 0)
-            return wrap(c, join(p, sizeof p, P, "matrix"), &inner);
+            return wrap(c, tl_json_join(p, sizeof p, P, "matrix"), &inner);
     } else if (s->kind == TL_SPATIAL_INCAST) {
         OPT(get_u32(c, o, P, "senders", &s->n_senders, 1, UINT32_MAX, 1));
         double d;
@@ -555,17 +524,17 @@ static int parse_class(ctx *c, json_t *o, const char *P, uint32_t idx, tl_class_
     snprintf(cl->name, sizeof cl->name, "class%u", idx);
     OPT(get_str(c, o, P, "name", cl->name, sizeof cl->name, 0));
     if (!cl->name[0] || strpbrk(cl->name, ", \t\n\""))
-        return fail(c, join(p, sizeof p, P, "name"), TL_EPARSE,
+        return fail(c, tl_json_join(p, sizeof p, P, "name"), TL_EPARSE,
                     "expected a non-empty name without commas, spaces or quotes, found \"%s\"",
                     cl->name);
     json_t *sz = get_obj(c, o, P, "sizes", 1, &rc);
     if (!sz)
         return rc;
-    OPT(parse_sizes(c, sz, join(p, sizeof p, P, "sizes"), &cl->sizes));
+    OPT(parse_sizes(c, sz, tl_json_join(p, sizeof p, P, "sizes"), &cl->sizes));
     json_t *sp = get_obj(c, o, P, "spatial", 1, &rc);
     if (!sp)
         return rc;
-    OPT(parse_spatial(c, sp, join(p, sizeof p, P, "spatial"), &cl->spatial));
+    OPT(parse_spatial(c, sp, tl_json_join(p, sizeof p, P, "spatial"), &cl->spatial));
 
     cl->arrival = TL_ARRIVAL_POISSON;
     json_t *ar = get_obj(c, o, P, "arrival", 0, &rc);
@@ -573,7 +542,7 @@ static int parse_class(ctx *c, json_t *o, const char *P, uint32_t idx, tl_class_
         return rc;
     if (ar) {
         char ap[512], proc[32];
-        join(ap, sizeof ap, P, "arrival");
+        tl_json_join(ap, sizeof ap, P, "arrival");
         static const char *const akeys[] = {"process", "sigma", NULL};
         OPT(check_keys(c, ar, ap, akeys));
         OPT(get_str(c, ar, ap, "process", proc, sizeof proc, 1));
@@ -585,7 +554,7 @@ static int parse_class(ctx *c, json_t *o, const char *P, uint32_t idx, tl_class_
         } else if (strcmp(proc, "simultaneous") == 0) {
             cl->arrival = TL_ARRIVAL_SIMULTANEOUS;
         } else {
-            return fail(c, join(p, sizeof p, ap, "process"), TL_EPARSE,
+            return fail(c, tl_json_join(p, sizeof p, ap, "process"), TL_EPARSE,
                         "expected poisson, lognormal or simultaneous, found \"%s\"", proc);
         }
     }
@@ -594,7 +563,7 @@ static int parse_class(ctx *c, json_t *o, const char *P, uint32_t idx, tl_class_
         return rc;
     if (ld) {
         char lp[512];
-        join(lp, sizeof lp, P, "load");
+        tl_json_join(lp, sizeof lp, P, "load");
         static const char *const lkeys[] = {"max_link_load", "flows_per_s", "offered_bps", NULL};
         OPT(check_keys(c, ld, lp, lkeys));
         if (json_object_size(ld) != 1)
@@ -604,18 +573,18 @@ static int parse_class(ctx *c, json_t *o, const char *P, uint32_t idx, tl_class_
         if ((v = json_object_get(ld, "max_link_load"))) {
             cl->load_kind = TL_LOAD_MAX_LINK;
             if (!json_is_number(v))
-                return fail(c, join(p, sizeof p, lp, "max_link_load"), TL_EPARSE,
-                            "expected a number in (0, 1), found %s", type_name(v));
+                return fail(c, tl_json_join(p, sizeof p, lp, "max_link_load"), TL_EPARSE,
+                            "expected a number in (0, 1), found %s", tl_json_type_name(v));
             cl->load_value = json_number_value(v);
             if (!(cl->load_value > 0 && cl->load_value < 1))
-                return fail(c, join(p, sizeof p, lp, "max_link_load"), TL_ERANGE,
+                return fail(c, tl_json_join(p, sizeof p, lp, "max_link_load"), TL_ERANGE,
                             "expected a number in (0, 1) (a fraction of link capacity), found %g",
                             cl->load_value);
         } else if (json_object_get(ld, "flows_per_s")) {
             cl->load_kind = TL_LOAD_FLOWS_PER_S;
             OPT(get_num(c, ld, lp, "flows_per_s", &cl->load_value, 1e-9, 1e15, 0, 1));
             if (cl->load_value <= 0)
-                return fail(c, join(p, sizeof p, lp, "flows_per_s"), TL_ERANGE, "must be > 0");
+                return fail(c, tl_json_join(p, sizeof p, lp, "flows_per_s"), TL_ERANGE, "must be > 0");
         } else {
             uint64_t bps;
             cl->load_kind = TL_LOAD_BPS;
@@ -651,7 +620,7 @@ static int parse_workload(ctx *c, json_t *o, tl_workload_spec *w)
     if (!json_is_array(cls) || json_array_size(cls) == 0)
         return fail(c, "workload.classes", TL_EPARSE,
                     "expected a non-empty array of traffic classes, found %s",
-                    json_is_array(cls) ? "an empty array" : type_name(cls));
+                    json_is_array(cls) ? "an empty array" : tl_json_type_name(cls));
     w->n_classes = (uint32_t)json_array_size(cls);
     w->classes = calloc(w->n_classes, sizeof *w->classes);
     if (!w->classes)
@@ -661,7 +630,7 @@ static int parse_workload(ctx *c, json_t *o, tl_workload_spec *w)
         snprintf(p, sizeof p, "workload.classes[%u]", i);
         json_t *co = json_array_get(cls, i);
         if (!json_is_object(co))
-            return fail(c, p, TL_EPARSE, "expected an object, found %s", type_name(co));
+            return fail(c, p, TL_EPARSE, "expected an object, found %s", tl_json_type_name(co));
         OPT(parse_class(c, co, p, i, &w->classes[i]));
         for (uint32_t j = 0; j < i; j++)
             if (strcmp(w->classes[j].name, w->classes[i].name) == 0)
@@ -695,17 +664,17 @@ static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
         if (strcmp(group, "cc") == 0)
             continue;
         char gp[256];
-        join(gp, sizeof gp, P, group);
+        tl_json_join(gp, sizeof gp, P, group);
         if (!json_is_object(g))
             return fail(c, gp, TL_EPARSE,
-                        "expected an object of %s.* parameters, found %s", group, type_name(g));
+                        "expected an object of %s.* parameters, found %s", group, tl_json_type_name(g));
         const char *knob;
         json_t *v;
         json_object_foreach(g, knob, v)
         {
             char name[256], kp[512];
             snprintf(name, sizeof name, "%s.%s", group, knob);
-            join(kp, sizeof kp, gp, knob);
+            tl_json_join(kp, sizeof kp, gp, knob);
             int idx = tl_params_find(name);
             if (idx < 0) {
                 const char *s = tl_params_suggest(name);
@@ -722,7 +691,7 @@ static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
                 rc = tl_params_set(&sc->params, name, json_is_true(v), &inner);
             else
                 return fail(c, kp, TL_EPARSE, "expected a number or a string, found %s",
-                            type_name(v));
+                            tl_json_type_name(v));
             if (rc)
                 return fail(c, kp, inner.code, "%s", inner.msg);
         }
@@ -759,15 +728,13 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     if (!root)
         return tl_err_at(err, TL_EPARSE, source, je.line, je.column, NULL, "malformed JSON: %s",
                          je.text);
-    ctx c = {.source = source, .base_dir = base_dir, .err = err};
-    int rc = 0;
-    if (jsonpos_build(&c.pos, text) != 0) {
-        rc = tl_err_nomem(err);
+    ctx c = {.base_dir = base_dir, .err = err};
+    int rc = tl_json_ctx_init(&c.j, source, text, err);
+    if (rc)
         goto out;
-    }
     if (!json_is_object(root)) {
         rc = fail(&c, "", TL_EPARSE, "expected a scenario object at the top, found %s",
-                  type_name(root));
+                  tl_json_type_name(root));
         goto out;
     }
     static const char *const keys[] = {"name", "seed", "topology", "workload", "transport",
@@ -783,7 +750,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     if (seed) {
         if (!json_is_integer(seed) || json_integer_value(seed) < 0) {
             rc = fail(&c, "seed", TL_EPARSE, "expected an integer >= 0, found %s",
-                      json_is_integer(seed) ? "a negative integer" : type_name(seed));
+                      json_is_integer(seed) ? "a negative integer" : tl_json_type_name(seed));
             goto out;
         }
         sc->seed = (uint64_t)json_integer_value(seed);
@@ -820,7 +787,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
         }
     }
 out:
-    jsonpos_fini(&c.pos);
+    tl_json_ctx_fini(&c.j);
     json_decref(root);
     if (rc)
         tl_scenario_fini(sc);

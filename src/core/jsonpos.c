@@ -1,7 +1,7 @@
-/* A minimal JSON walker that records value positions (see jsonpos.h). It
- * trusts the text to be valid (jansson has checked it) and stops at the first
- * surprise instead of reporting. */
-#include "jsonpos.h"
+/* Located JSON errors (see tailor/jsonerr.h): a minimal JSON walker records
+ * value positions. It trusts the text to be valid (jansson has checked it)
+ * and stops at the first surprise instead of reporting. */
+#include "tailor/jsonerr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@ typedef struct walker {
     const char *s;
     size_t i;
     int line, col;
-    jsonpos *jp;
+    tl_json_ctx *jp;
     int failed;
 } walker;
 
@@ -34,23 +34,23 @@ static void skip_ws(walker *w)
 
 static void add(walker *w, const char *path, int line, int col, int kl, int kc)
 {
-    jsonpos *jp = w->jp;
-    if (jp->n == jp->cap) {
-        size_t ncap = jp->cap ? jp->cap * 2 : 64;
-        jsonpos_entry *v = realloc(jp->v, ncap * sizeof *v);
+    tl_json_ctx *jp = w->jp;
+    if (jp->n_pos == jp->cap_pos) {
+        size_t ncap = jp->cap_pos ? jp->cap_pos * 2 : 64;
+        tl_jsonpos_entry *v = realloc(jp->pos, ncap * sizeof *v);
         if (!v) {
             w->failed = 1;
             return;
         }
-        jp->v = v;
-        jp->cap = ncap;
+        jp->pos = v;
+        jp->cap_pos = ncap;
     }
     char *p = strdup(path);
     if (!p) {
         w->failed = 1;
         return;
     }
-    jp->v[jp->n++] = (jsonpos_entry){p, line, col, kl, kc};
+    jp->pos[jp->n_pos++] = (tl_jsonpos_entry){p, line, col, kl, kc};
 }
 
 /* Copies a string token (without quotes, escapes kept raw) into out. */
@@ -137,27 +137,70 @@ static void value(walker *w, const char *path, int kl, int kc)
     }
 }
 
-int jsonpos_build(jsonpos *jp, const char *text)
+int tl_json_ctx_init(tl_json_ctx *c, const char *file, const char *text, tl_err *err)
 {
-    memset(jp, 0, sizeof *jp);
-    walker w = {.s = text, .line = 1, .col = 1, .jp = jp};
+    memset(c, 0, sizeof *c);
+    c->file = file;
+    c->err = err;
+    walker w = {.s = text, .line = 1, .col = 1, .jp = c};
     skip_ws(&w);
     value(&w, "", w.line, w.col);
-    return w.failed ? -1 : 0;
+    return w.failed ? tl_err_nomem(err) : 0;
 }
 
-void jsonpos_fini(jsonpos *jp)
+void tl_json_ctx_fini(tl_json_ctx *c)
 {
-    for (size_t i = 0; i < jp->n; i++)
-        free(jp->v[i].path);
-    free(jp->v);
-    memset(jp, 0, sizeof *jp);
+    for (size_t i = 0; i < c->n_pos; i++)
+        free(c->pos[i].path);
+    free(c->pos);
+    c->pos = NULL;
+    c->n_pos = c->cap_pos = 0;
 }
 
-const jsonpos_entry *jsonpos_find(const jsonpos *jp, const char *path)
+const tl_jsonpos_entry *tl_json_find(const tl_json_ctx *c, const char *path)
 {
-    for (size_t i = 0; i < jp->n; i++)
-        if (strcmp(jp->v[i].path, path) == 0)
-            return &jp->v[i];
+    for (size_t i = 0; i < c->n_pos; i++)
+        if (strcmp(c->pos[i].path, path) == 0)
+            return &c->pos[i];
     return NULL;
+}
+
+int tl_json_failv(tl_json_ctx *c, int at_key, const char *path, int code, const char *fmt,
+                  va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    const tl_jsonpos_entry *e = tl_json_find(c, path);
+    int line = e ? (at_key ? e->key_line : e->line) : 0;
+    int col = e ? (at_key ? e->key_col : e->col) : 0;
+    return tl_err_at(c->err, code, c->file, line, col, path, "%s", msg);
+}
+
+int tl_json_fail(tl_json_ctx *c, int at_key, const char *path, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = tl_json_failv(c, at_key, path, code, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+const char *tl_json_join(char *buf, size_t n, const char *path, const char *key)
+{
+    snprintf(buf, n, "%s%s%s", path, path[0] ? "." : "", key);
+    return buf;
+}
+
+const char *tl_json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
 }
