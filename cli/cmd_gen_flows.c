@@ -8,7 +8,7 @@
 int cmd_gen_flows(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "gen-flows", "o,format,seed,set,threads,quiet", &o);
+    int rc = cli_parse(argc, argv, "gen-flows", "o,format,seed,set,preset,threads,quiet", &o);
     if (rc)
         return rc;
     if (!o.out) {

@@ -38,5 +38,15 @@ int cmd_params(int argc, char **argv)
             printf("%-24s %-8s default %-10g range [%g, %g]  %s\n", d->name, tl_unit_name(d->unit),
                    d->def, d->min, d->max, d->doc);
     }
+    if (is_md)
+        printf("\n## Presets\n\nA preset sets several knobs at once (`transport.preset` in a "
+               "scenario, `--preset NAME` on the command line); explicit knobs override it. "
+               "Choosing `cc` dcqcn, timely or hpcc first applies that CC's default preset.\n\n"
+               "| preset | what it is |\n| --- | --- |\n");
+    else
+        printf("\npresets:\n");
+    for (size_t i = 0; i < tl_params_n_presets(); i++)
+        printf(is_md ? "| `%s` | %s |\n" : "  %-24s %s\n", tl_params_preset_name(i),
+               tl_params_preset_doc(i));
     return 0;
 }

@@ -61,6 +61,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->format = v;
         } else if (strcmp(name, "flows") == 0) {
             o->flows = v;
+        } else if (strcmp(name, "preset") == 0) {
+            o->preset = v;
         } else if (strcmp(name, "engine") == 0) {
             o->engine = v;
         } else if (strcmp(name, "queue-trace-us") == 0) {
@@ -108,6 +110,11 @@ int cli_load_scenario(const cli_opts *o, tl_scenario *sc, tl_err *err)
         sc->seed = (uint64_t)o->seed;
     if (o->n_threads > 0)
         sc->engine.n_threads = o->n_threads;
+    if (o->preset && (rc = tl_params_apply_preset(&sc->params, o->preset, err))) {
+        snprintf(err->path, sizeof err->path, "--preset %s", o->preset);
+        tl_scenario_fini(sc);
+        return rc;
+    }
     for (int i = 0; i < o->n_sets; i++)
         if ((rc = tl_params_set_assign(&sc->params, o->sets[i], err))) {
             snprintf(err->path, sizeof err->path, "--set %s", o->sets[i]);

@@ -61,6 +61,15 @@ int tl_params_set_text(tl_params *p, const char *name, const char *text, tl_err 
 /* Parses "name=value" (the CLI's --set). */
 int tl_params_set_assign(tl_params *p, const char *assign, tl_err *err);
 
+/* Presets: named sets of values applied over the current ones
+ * ("dcqcn.nvidia-default", "dcqcn.expert", "timely.default", "hpcc.default"). */
+size_t tl_params_n_presets(void);
+const char *tl_params_preset_name(size_t i);
+const char *tl_params_preset_doc(size_t i);
+int tl_params_apply_preset(tl_params *p, const char *name, tl_err *err);
+/* The preset a congestion control starts from (PFC on for the RDMA CCs), or NULL. */
+const char *tl_params_cc_default_preset(const char *cc);
+
 /* Unit name for docs ("bytes", "bit/s", "ps", "fraction", "bool", ""). */
 const char *tl_unit_name(tl_unit u);
 

@@ -69,7 +69,7 @@ const tl_flow_result *tl_pktsim_results(const tl_pktsim *s);
 /* Counters of a run. */
 typedef struct tl_pktsim_stats {
     uint64_t n_events, n_link_hops; /* link-hop: one packet (data or ACK) crossing one link */
-    uint64_t n_data_pkts, n_ack_pkts, n_drops, n_marks, n_timeouts, n_retx_pkts;
+    uint64_t n_data_pkts, n_ack_pkts, n_drops, n_marks, n_timeouts, n_retx_pkts, n_cnps;
     uint64_t bytes_sent, bytes_delivered; /* payload: first transmissions, in-order arrivals */
     uint64_t n_flows_done, n_flows_active, n_flows_unreachable;
     uint64_t n_fail_drops;           /* packets lost with failed links */

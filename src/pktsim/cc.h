@@ -22,20 +22,38 @@ typedef struct tl_cc_io {
     int64_t timer_at_ps;   /* the CC arms its timer by setting this; 0 = none */
 } tl_cc_io;
 
+/* In-band telemetry stamped by every switch a data packet leaves (HPCC, Li
+ * et al. SIGCOMM'19): the egress port's queue, its cumulative transmitted
+ * bytes, the time and the port's rate. The ACK carries the records back. */
+#define TL_MAX_INT_HOPS 8
+typedef struct tl_int_hop {
+    uint64_t qlen_bytes;
+    uint64_t tx_bytes;
+    int64_t ts_ps;
+    uint64_t rate_bps;
+} tl_int_hop;
+
 typedef struct tl_ack_info {
     uint64_t ack_seq;     /* cumulative: every byte below was received */
     uint64_t newly_acked; /* bytes this ACK acknowledges for the first time */
     int is_ece;           /* the acked data packet carried an ECN mark */
     int64_t rtt_ps;       /* now - the data packet's send time */
+    const tl_int_hop *hops; /* INT records of the acked packet (uses_int CCs), else NULL */
+    int n_hops;
 } tl_ack_info;
 
 typedef struct tl_cc_ops {
-    const char *name;   /* registry key: "dctcp", "dctcp-rate" */
+    const char *name;   /* registry key: "dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc" */
     size_t state_bytes; /* per-flow private state, zeroed by pktsim */
+    /* Receivers send CNPs for ECN-marked packets, at most one per flow per
+     * dcqcn.min_time_between_cnps (DCQCN's notification point). */
+    int uses_cnp;
+    int uses_int; /* switches stamp INT records on this CC's data packets */
     /* Sets the initial window and rate; reads knobs from p. Required. */
     int (*init)(void *st, tl_cc_io *io, const tl_params *p, tl_err *err);
     void (*on_ack)(void *st, tl_cc_io *io, const tl_ack_info *ack); /* required */
     void (*on_timer)(void *st, tl_cc_io *io);                        /* optional */
+    void (*on_cnp)(void *st, tl_cc_io *io); /* a CNP arrived (uses_cnp); optional */
     void (*on_loss)(void *st, tl_cc_io *io); /* a timeout or NACK; optional */
     /* Re-reads the knobs after a run-time change; optional. */
     void (*reconfigure)(void *st, tl_cc_io *io, const tl_params *p);
@@ -46,5 +64,8 @@ const tl_cc_ops *tl_cc_find(const char *name);
 
 extern const tl_cc_ops tl_cc_dctcp;
 extern const tl_cc_ops tl_cc_dctcp_rate;
+extern const tl_cc_ops tl_cc_dcqcn;
+extern const tl_cc_ops tl_cc_timely;
+extern const tl_cc_ops tl_cc_hpcc;
 
 #endif

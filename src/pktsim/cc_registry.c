@@ -3,7 +3,8 @@
 
 #include "cc.h"
 
-static const tl_cc_ops *const ccs[] = {&tl_cc_dctcp, &tl_cc_dctcp_rate};
+static const tl_cc_ops *const ccs[] = {&tl_cc_dctcp, &tl_cc_dctcp_rate, &tl_cc_dcqcn, &tl_cc_timely,
+                                       &tl_cc_hpcc};
 
 const tl_cc_ops *tl_cc_find(const char *name)
 {

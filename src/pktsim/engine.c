@@ -22,6 +22,15 @@ static inline int64_t tx_time(const port *p, uint32_t bytes)
 
 static inline pkt *P(tl_pktsim *s, uint32_t i) { return tl_pool_at(&s->pkts, i); }
 
+/* Returns a packet, and its INT block if it has one, to their pools. */
+static void free_pkt(tl_pktsim *s, uint32_t i)
+{
+    uint32_t b = P(s, i)->int_idx;
+    if (b != NONE)
+        tl_pool_put(&s->ints, b);
+    tl_pool_put(&s->pkts, i);
+}
+
 static inline uint32_t pkt_chan(const tl_pktsim *s, const pkt *k, unsigned hop)
 {
     /* Data follows its path; ACKs and NACKs retrace it backwards. */
@@ -47,6 +56,14 @@ static void start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
     p->busy_until_ps = end;
     p->bytes_tx += k->wire_bytes;
     p->pkts_tx++;
+    if (k->int_idx != NONE && p->sw != NONE && k->kind == PK_DATA) {
+        int_block *b = tl_pool_at(&s->ints, k->int_idx);
+        if (b->n < TL_MAX_INT_HOPS)
+            b->hop[b->n++] = (tl_int_hop){.qlen_bytes = p->q_bytes,
+                                          .tx_bytes = p->bytes_tx,
+                                          .ts_ps = now,
+                                          .rate_bps = p->rate_bps};
+    }
     if (p->ring_n == p->ring_cap) { /* grow the ring (rare: only while in-flight rises) */
         uint32_t ncap = p->ring_cap * 2;
         uint32_t *rp = malloc(ncap * sizeof *rp);
@@ -137,7 +154,7 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
     if (p->is_failed) {
         p->drops++;
         s->st.n_fail_drops++;
-        tl_pool_put(&s->pkts, i);
+        free_pkt(s, i);
         return;
     }
     if (p->sw != NONE) {
@@ -149,7 +166,7 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
             (!s->is_pfc && (double)(p->q_bytes + k->wire_bytes) > s->dt_alpha * free_bytes)) {
             p->drops++;
             s->st.n_drops++;
-            tl_pool_put(&s->pkts, i);
+            free_pkt(s, i);
             return;
         }
         s->sw_used[p->sw] += k->wire_bytes;
@@ -249,6 +266,17 @@ static uint32_t make_data(tl_pktsim *s, uint32_t fi, int64_t now)
     k->path_off = f->path_off;
     k->hops = f->hops;
     k->kind = PK_DATA;
+    k->int_idx = NONE;
+    if (s->cc->uses_int) {
+        uint32_t b = tl_pool_get(&s->ints);
+        if (b == TL_POOL_NONE) {
+            tl_pool_put(&s->pkts, i);
+            fail_nomem(s);
+            return NONE;
+        }
+        ((int_block *)tl_pool_at(&s->ints, b))->n = 0;
+        P(s, i)->int_idx = b; /* tl_pool_get on ints did not move pkts */
+    }
     k->hop = 0;
     k->is_ce = k->is_ece = 0;
     k->next = NONE;
@@ -313,7 +341,7 @@ static void nic_kick(tl_pktsim *s, port *p, int64_t now)
 /* An ACK or NACK echoing a data packet's send time and mark. Takes values, not
  * the data packet: tl_pool_get may move the pool. */
 static void send_ctrl(tl_pktsim *s, uint32_t fi, int kind, int64_t echo_sent_ps, int is_ce,
-                      uint32_t path_off, uint8_t hops, int64_t now)
+                      uint32_t path_off, uint8_t hops, uint32_t int_idx, int64_t now)
 {
     flow_rt *f = &s->fl[fi];
     uint32_t i = tl_pool_get(&s->pkts);
@@ -333,6 +361,7 @@ static void send_ctrl(tl_pktsim *s, uint32_t fi, int kind, int64_t echo_sent_ps,
     k->payload_bytes = 0;
     k->path_off = path_off;
     k->hops = hops;
+    k->int_idx = int_idx;
     s->st.n_ack_pkts++;
     enqueue(s, &s->ports[pkt_chan(s, k, 0)], i, now);
 }
@@ -346,9 +375,20 @@ static void on_data(tl_pktsim *s, uint32_t i, int64_t now)
     int is_ce = k->is_ce;
     uint32_t po = k->path_off;
     uint8_t ph = k->hops;
-    if (k->seq == f->rcv_nxt) {
-        f->rcv_nxt += k->payload_bytes;
-        s->st.bytes_delivered += k->payload_bytes;
+    uint32_t int_idx = k->int_idx; /* handed to the ACK, if one is sent */
+    uint64_t seq = k->seq;
+    uint32_t payload = k->payload_bytes;
+    k->int_idx = NONE; /* k is not used below: sending may move the packet pool */
+    /* DCQCN's notification point: a CNP for a marked packet, at most one per
+     * flow per min_time_between_cnps. */
+    if (is_ce && s->cc->uses_cnp && now - f->last_cnp_ps >= s->cnp_interval_ps) {
+        f->last_cnp_ps = now;
+        s->st.n_cnps++;
+        send_ctrl(s, fi, PK_CNP, sent_ps, 0, po, ph, NONE, now);
+    }
+    if (seq == f->rcv_nxt) {
+        f->rcv_nxt += payload;
+        s->st.bytes_delivered += payload;
         if (f->rcv_nxt == f->size_bytes && !f->is_rx_done) {
             f->is_rx_done = 1;
             s->st.n_flows_active--;
@@ -359,25 +399,86 @@ static void on_data(tl_pktsim *s, uint32_t i, int64_t now)
          * (the sender's alpha must see it) and for the last byte. */
         if (++f->unacked_pkts >= s->ack_every_pkts || is_ce || f->rcv_nxt == f->size_bytes) {
             f->unacked_pkts = 0;
-            send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, po, ph, now);
+            send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, po, ph, int_idx, now);
+            int_idx = NONE;
         }
-    } else if (k->seq > f->rcv_nxt) {
+    } else if (seq > f->rcv_nxt) {
         /* A gap: a loss upstream. Go-back-N: one NACK per gap, later packets dropped. */
         if (f->nacked_at != f->rcv_nxt + 1) {
             f->nacked_at = f->rcv_nxt + 1;
-            send_ctrl(s, fi, PK_NACK, sent_ps, is_ce, po, ph, now);
+            send_ctrl(s, fi, PK_NACK, sent_ps, is_ce, po, ph, NONE, now);
         }
     } else {
-        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, po, ph, now); /* duplicate: re-acknowledge */
+        send_ctrl(s, fi, PK_ACK, sent_ps, is_ce, po, ph, int_idx, now); /* duplicate */
+        int_idx = NONE;
     }
-    tl_pool_put(&s->pkts, i);
+    if (int_idx != NONE)
+        tl_pool_put(&s->ints, int_idx);
+    free_pkt(s, i);
+}
+
+static inline void *cc_st(tl_pktsim *s, uint32_t fi)
+{
+    return s->cc_state + (size_t)fi * s->cc->state_bytes;
+}
+
+/* After any CC callback: if the CC armed its timer earlier than the event
+ * already in the heap, push one (a later or cleared time is handled lazily
+ * when the pending event fires). */
+static void cc_sync_timer(tl_pktsim *s, uint32_t fi, int64_t now)
+{
+    flow_rt *f = &s->fl[fi];
+    int64_t at = f->io.timer_at_ps;
+    if (at <= 0)
+        return;
+    if (at < now)
+        at = now;
+    if (f->cc_timer_pending_ps == 0 || at < f->cc_timer_pending_ps) {
+        f->cc_timer_pending_ps = at;
+        tl_heap_push(&s->heap, at, fi, EV_CC_TIMER, 0);
+    }
 }
 
 static void cc_loss(tl_pktsim *s, uint32_t fi)
 {
     flow_rt *f = &s->fl[fi];
-    if (s->cc->on_loss)
-        s->cc->on_loss(s->cc_state + (size_t)fi * s->cc->state_bytes, &f->io);
+    if (s->cc->on_loss) {
+        s->cc->on_loss(cc_st(s, fi), &f->io);
+        cc_sync_timer(s, fi, f->io.now_ps);
+    }
+}
+
+static void on_cc_timer(tl_pktsim *s, uint32_t fi, int64_t now)
+{
+    flow_rt *f = &s->fl[fi];
+    if (f->cc_timer_pending_ps != now)
+        return; /* superseded by an earlier event that already ran */
+    f->cc_timer_pending_ps = 0;
+    if (f->is_tx_done || f->is_unreachable)
+        return;
+    if (f->io.timer_at_ps > 0 && f->io.timer_at_ps <= now) {
+        f->io.timer_at_ps = 0;
+        f->io.now_ps = now;
+        s->cc->on_timer(cc_st(s, fi), &f->io);
+        port *nic = &s->ports[f->nic_port];
+        if (f->snd_nxt < f->size_bytes) {
+            rr_add(s, nic, fi);
+            nic_kick(s, nic, now);
+        }
+    }
+    cc_sync_timer(s, fi, now);
+}
+
+static void on_cnp(tl_pktsim *s, uint32_t i, int64_t now)
+{
+    uint32_t fi = P(s, i)->flow;
+    flow_rt *f = &s->fl[fi];
+    free_pkt(s, i);
+    if (f->is_tx_done || !s->cc->on_cnp)
+        return;
+    f->io.now_ps = now;
+    s->cc->on_cnp(cc_st(s, fi), &f->io);
+    cc_sync_timer(s, fi, now);
 }
 
 static void on_ack(tl_pktsim *s, uint32_t i, int64_t now)
@@ -391,6 +492,11 @@ static void on_ack(tl_pktsim *s, uint32_t i, int64_t now)
                          .newly_acked = k->seq - f->snd_una,
                          .is_ece = k->is_ece,
                          .rtt_ps = now - k->sent_ps};
+        if (k->int_idx != NONE) {
+            const int_block *b = tl_pool_at(&s->ints, k->int_idx);
+            a.hops = b->hop;
+            a.n_hops = (int)b->n;
+        }
         f->snd_una = k->seq;
         if (f->snd_nxt < f->snd_una)
             f->snd_nxt = f->snd_una;
@@ -401,14 +507,15 @@ static void on_ack(tl_pktsim *s, uint32_t i, int64_t now)
         s->st.rtt_sum_ps += (double)a.rtt_ps;
         if ((double)a.rtt_ps > s->st.rtt_max_ps)
             s->st.rtt_max_ps = (double)a.rtt_ps;
-        s->cc->on_ack(s->cc_state + (size_t)fi * s->cc->state_bytes, &f->io, &a);
+        s->cc->on_ack(cc_st(s, fi), &f->io, &a);
+        cc_sync_timer(s, fi, now);
     }
     if (k->kind == PK_NACK && k->seq >= f->snd_una && k->seq < f->snd_nxt) {
         f->snd_nxt = k->seq; /* go back N */
         f->io.now_ps = now;
         cc_loss(s, fi);
     }
-    tl_pool_put(&s->pkts, i);
+    free_pkt(s, i);
     if (f->snd_una >= f->size_bytes) {
         f->is_tx_done = 1;
         f->is_rto_armed = 0; /* the pending RTO event finds the flow done */
@@ -463,6 +570,8 @@ static void on_arrive(tl_pktsim *s, port *p, int64_t now)
         enqueue(s, &s->ports[pkt_chan(s, k, k->hop)], i, now);
     } else if (k->kind == PK_DATA) {
         on_data(s, i, now);
+    } else if (k->kind == PK_CNP) {
+        on_cnp(s, i, now);
     } else {
         on_ack(s, i, now);
     }
@@ -520,6 +629,7 @@ static int start_flows(tl_pktsim *s, int64_t now)
                              &s->sticky);
         if (rc)
             return rc;
+        cc_sync_timer(s, fi, now);
         port *nic = &s->ports[f->nic_port];
         rr_add(s, nic, fi);
         nic_kick(s, nic, now);
@@ -556,6 +666,7 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         case EV_RTO: on_rto(s, e.target, e.t_ps); break;
         case EV_PFC: on_pfc(s, &s->ports[e.target], e.aux, e.t_ps); break;
         case EV_LINK_FAIL: on_link_fail(s, e.target, e.t_ps); break;
+        case EV_CC_TIMER: on_cc_timer(s, e.target, e.t_ps); break;
         case EV_CONTROL: {
             int rc = s->control(s->control_ctx, s, e.t_ps);
             if (rc) {
@@ -621,6 +732,7 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     s->header_bytes = hdr;
     s->ack_bytes = (uint32_t)tl_params_get(p, "nic.ack_bytes");
     s->ack_every_pkts = (uint32_t)tl_params_get(p, "nic.ack_every_pkts");
+    s->cnp_interval_ps = (int64_t)tl_params_get(p, "dcqcn.min_time_between_cnps_ps");
     s->buffer_bytes = buffer;
     s->dt_alpha = tl_params_get(p, "switch.dt_alpha");
     s->rto_ps = (int64_t)tl_params_get(p, "nic.rto_ps");
@@ -646,7 +758,10 @@ int tl_pktsim_set_param(tl_pktsim *s, const char *name, double value, tl_err *er
         for (size_t i = 0; i < s->flows->n; i++) {
             flow_rt *f = &s->fl[i];
             if (f->is_started && !f->is_tx_done)
-                s->cc->reconfigure(s->cc_state + i * s->cc->state_bytes, &f->io, &s->params);
+            {
+                s->cc->reconfigure(cc_st(s, (uint32_t)i), &f->io, &s->params);
+                cc_sync_timer(s, (uint32_t)i, s->st.now_ps);
+            }
         }
     return 0;
 }
@@ -718,7 +833,7 @@ static void kill_port(tl_pktsim *s, port *p, int64_t now)
     while ((i = dequeue(s, p, now)) != NONE) {
         p->drops++;
         s->st.n_fail_drops++;
-        tl_pool_put(&s->pkts, i);
+        free_pkt(s, i);
     }
     for (int c = 0; c < 2; c++) /* paused data that dequeue left */
         while ((i = p->q_head[c]) != NONE) {
@@ -727,12 +842,12 @@ static void kill_port(tl_pktsim *s, port *p, int64_t now)
             if (p->sw != NONE)
                 s->sw_used[p->sw] -= P(s, i)->wire_bytes;
             s->st.n_fail_drops++;
-            tl_pool_put(&s->pkts, i);
+            free_pkt(s, i);
         }
     p->q_tail[0] = p->q_tail[1] = NONE;
     for (; p->ring_n; p->ring_n--, p->ring_head = (p->ring_head + 1) & (p->ring_cap - 1)) {
         s->st.n_fail_drops++;
-        tl_pool_put(&s->pkts, p->ring_pkt[p->ring_head]);
+        free_pkt(s, p->ring_pkt[p->ring_head]);
     }
 }
 
@@ -816,6 +931,7 @@ void tl_pktsim_destroy(tl_pktsim *s)
     tl_params_fini(&s->params);
     tl_heap_fini(&s->heap);
     tl_pool_fini(&s->pkts);
+    tl_pool_fini(&s->ints);
     free(s);
 }
 
@@ -898,6 +1014,7 @@ static int build_flows(tl_pktsim *s, const tl_routes *r, tl_err *err)
         f->nic_port = s->path[used];
         f->rr_next = f->rr_prev = NONE;
         f->nacked_at = 0;
+        f->last_cnp_ps = INT64_MIN / 2;
         /* Unloaded round trip: propagation both ways, a full data packet and an ACK serialized at every hop. */
         int64_t rtt = 0;
         uint64_t line = s->ports[s->path[used]].rate_bps;
@@ -936,7 +1053,7 @@ tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows
     s->lb = &tl_lb_ecmp;
     if (!s->cc) {
         tl_err_set(err, TL_EINVAL, "pktsim does not implement congestion control '%s' yet "
-                                   "(available: dctcp, dctcp-rate)",
+                                   "(available: dctcp, dctcp-rate, dcqcn, timely, hpcc)",
                    cc);
         goto fail;
     }
@@ -945,6 +1062,8 @@ tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows
     tl_rng_init(&s->rng, seed, "pktsim", 0);
     if (tl_heap_init(&s->heap, 1024, err) ||
         tl_pool_init(&s->pkts, sizeof(pkt), 4096, UINT32_MAX - 1, err) ||
+        tl_pool_init(&s->ints, sizeof(int_block), s->cc->uses_int ? 4096 : 1, UINT32_MAX - 1,
+                     err) ||
         /* Twice: the scalars (packet sizes size the link rings), then the
          * per-port marking thresholds once the ports exist. */
         apply_params(s, err) || build_ports(s, err) || apply_params(s, err) ||

@@ -17,8 +17,8 @@
 #include "tailor/pool.h"
 #include "tailor/rng.h"
 
-enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO, EV_PFC, EV_CONTROL, EV_LINK_FAIL };
-enum { PK_DATA = 0, PK_ACK, PK_NACK };
+enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO, EV_PFC, EV_CONTROL, EV_LINK_FAIL, EV_CC_TIMER };
+enum { PK_DATA = 0, PK_ACK, PK_NACK, PK_CNP };
 #define NONE UINT32_MAX
 
 typedef struct pkt {
@@ -30,6 +30,7 @@ typedef struct pkt {
     uint32_t wire_bytes;
     uint32_t payload_bytes;
     uint32_t path_off; /* the path it follows (a re-routed flow's old packets keep theirs) */
+    uint32_t int_idx;  /* INT block (tl_pktsim.ints) of a data packet or its ACK, NONE if none */
     uint8_t hops;
     uint8_t kind, hop; /* hop: index of the channel it is on, along its direction */
     uint8_t is_ce, is_ece;
@@ -62,6 +63,12 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     int64_t q_changed_ps;
 } port;
 
+/* INT records of one packet (cc->uses_int). */
+typedef struct int_block {
+    tl_int_hop hop[TL_MAX_INT_HOPS];
+    uint32_t n;
+} int_block;
+
 typedef struct flow_rt {
     uint64_t size_bytes;
     uint64_t snd_nxt, snd_una, rcv_nxt, nacked_at;
@@ -70,6 +77,8 @@ typedef struct flow_rt {
     uint8_t hops, is_started, is_rx_done, is_tx_done;
     uint8_t is_rto_armed, is_in_rr, is_unreachable;
     uint16_t unacked_pkts; /* receiver: in-order packets not yet acknowledged (coalescing) */
+    int64_t last_cnp_ps;   /* receiver: when it last sent a CNP */
+    int64_t cc_timer_pending_ps; /* the CC timer event in the heap, 0 = none */
     uint32_t rr_next, rr_prev; /* circular list of the NIC's active flows */
     uint32_t nic_port;
     uint64_t entropy; /* the load balancer's entropy of the current path */
@@ -95,6 +104,8 @@ struct tl_pktsim {
     unsigned char *lb_state;  /* (n_flows, lb->state_bytes) */
     tl_heap heap;
     tl_pool pkts;
+    tl_pool ints; /* int_block, for CCs that use INT */
+    int64_t cnp_interval_ps;
     tl_rng rng;
     port *ports;         /* (n_ports = 2 * n_links) */
     uint32_t n_ports;

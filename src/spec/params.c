@@ -68,13 +68,161 @@ static const tl_param_def pktsim_params[] = {
      "Window at line rate, scaled by rate / line rate (FIXED_WIN 18 KB = 10 Gb/s x 14.4 us)."},
 };
 
+/* RDMA congestion controls. DCQCN (Zhu et al. SIGCOMM'15) with NVIDIA's
+ * knob names and defaults (DOCA "DCQCN CC parameters"; ../shared/notes/
+ * topobench_paraleon.md §B4); TIMELY (Mittal et al. SIGCOMM'15) and HPCC
+ * (Li et al. SIGCOMM'19) with the ns-3 HPCC fork's defaults. */
+static const tl_param_def rdma_params[] = {
+    {"dcqcn.ai_rate_bps", TL_UNIT_BPS, 5e6, 1e5, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+     "Additive increase of the target rate per increase event (NVIDIA rpg_ai_rate: 5 Mb/s)."},
+    {"dcqcn.hai_rate_bps", TL_UNIT_BPS, 50e6, 1e5, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+     "Hyper-increase step of the target rate (NVIDIA rpg_hai_rate: 50 Mb/s)."},
+    {"dcqcn.rate_reduce_monitor_period_ps", TL_UNIT_PS, 4e6, 0, 1e10, 0, TL_DIR_UP_THROUGHPUT,
+     "The reaction point cuts its rate at most once per this period (NVIDIA: 4 us)."},
+    {"dcqcn.min_time_between_cnps_ps", TL_UNIT_PS, 4e6, 0, 1e10, 0, TL_DIR_UP_THROUGHPUT,
+     "The notification point sends at most one CNP per flow per this period (NVIDIA: 4 us)."},
+    {"dcqcn.rpg_time_reset_ps", TL_UNIT_PS, 300e6, 1e6, 1e11, 0, TL_DIR_UP_DELAY,
+     "Rate-increase timer: one increase event per period without a cut (NVIDIA: 300 us)."},
+    {"dcqcn.rpg_byte_reset_bytes", TL_UNIT_BYTES, 32767, 1, 1e12, 1, TL_DIR_UP_DELAY,
+     "Byte counter: one increase event per this many bytes sent without a cut (NVIDIA: 32767)."},
+    {"dcqcn.rpg_threshold", TL_UNIT_NONE, 1, 1, 31, 1, TL_DIR_UP_DELAY,
+     "Increase events spent in fast recovery before additive increase (NVIDIA: 1)."},
+    {"dcqcn.rpg_gd", TL_UNIT_NONE, 11, 1, 15, 1, TL_DIR_UP_THROUGHPUT,
+     "A cut multiplies the rate by 1 - alpha x 2^(10 - gd): gd 11 halves it at alpha 1 (NVIDIA: "
+     "11)."},
+    {"dcqcn.rpg_min_dec_fac_pct", TL_UNIT_NONE, 50, 1, 100, 0, TL_DIR_UP_THROUGHPUT,
+     "A cut keeps at least this percentage of the rate (NVIDIA: 50)."},
+    {"dcqcn.rpg_min_rate_bps", TL_UNIT_BPS, 1e6, 1e3, 1e12, 0, TL_DIR_UP_THROUGHPUT,
+     "Floor of the current rate (NVIDIA: 1 Mb/s)."},
+    {"dcqcn.rate_to_set_on_first_cnp_bps", TL_UNIT_BPS, 0, 0, 1e12, 0, TL_DIR_UP_THROUGHPUT,
+     "Rate a flow drops to at its first CNP; 0 keeps the rate and applies the normal cut (NVIDIA: "
+     "0)."},
+    {"dcqcn.dce_tcp_g", TL_UNIT_NONE, 1019, 1, 1023, 1, TL_DIR_UP_THROUGHPUT,
+     "Alpha's EWMA weight in 1/1024: alpha <- (g/1024) alpha + (1 - g/1024) [CNP seen] once per "
+     "alpha period (NVIDIA: 1019)."},
+    {"dcqcn.dce_tcp_rtt_ps", TL_UNIT_PS, 1e6, 1e3, 1e10, 0, TL_DIR_NEUTRAL,
+     "Alpha update period (NVIDIA dce_tcp_rtt: 1 us)."},
+    {"dcqcn.initial_alpha_value", TL_UNIT_NONE, 1023, 0, 1023, 1, TL_DIR_UP_DELAY,
+     "Alpha of a new flow, in 1/1024 (NVIDIA: 1023)."},
+    {"dcqcn.clamp_tgt_rate", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_UP_DELAY,
+     "On every cut, set the target rate to the current rate (NVIDIA: false)."},
+    {"dcqcn.clamp_tgt_rate_after_time_inc", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_UP_DELAY,
+     "On a cut, set the target rate to the current rate if a timer increase happened since the "
+     "last cut (NVIDIA: true)."},
+    {"timely.t_low_ps", TL_UNIT_PS, 50e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+     "Below this RTT the rate grows additively whatever the gradient (TIMELY: 50 us)."},
+    {"timely.t_high_ps", TL_UNIT_PS, 500e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+     "Above this RTT the rate is cut by beta x (1 - t_high / rtt) (TIMELY: 500 us)."},
+    {"timely.delta_bps", TL_UNIT_BPS, 10e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+     "Additive increase step (TIMELY: 10 Mb/s)."},
+    {"timely.beta", TL_UNIT_FRAC, 0.8, 0, 1, 0, TL_DIR_UP_DELAY,
+     "Multiplicative decrease factor (TIMELY: 0.8)."},
+    {"timely.ewma_alpha", TL_UNIT_FRAC, 0.875, 0, 1, 0, TL_DIR_UP_DELAY,
+     "Weight of a new RTT difference in the gradient's EWMA (ns-3 HPCC fork TimelyAlpha: 0.875)."},
+    {"timely.min_rtt_ps", TL_UNIT_PS, 20e6, 1e3, 1e11, 0, TL_DIR_NEUTRAL,
+     "Normalizes the RTT gradient (TIMELY: 20 us)."},
+    {"timely.hai_n", TL_UNIT_NONE, 5, 1, 1000, 1, TL_DIR_UP_DELAY,
+     "After this many consecutive negative gradients, increase by n x delta (TIMELY: 5)."},
+    {"hpcc.eta", TL_UNIT_FRAC, 0.95, 0.05, 1, 0, TL_DIR_UP_THROUGHPUT,
+     "Target utilization of the most utilized hop (HPCC: 0.95)."},
+    {"hpcc.max_stage", TL_UNIT_NONE, 5, 0, 1000, 1, TL_DIR_UP_THROUGHPUT,
+     "Additive-increase rounds before a multiplicative adjustment (HPCC maxStage: 5)."},
+    {"hpcc.ai_bps", TL_UNIT_BPS, 50e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+     "Additive increase W_AI, as a rate (W_AI = ai x base RTT; ns-3 HPCC fork RATE_AI order: 50 "
+     "Mb/s)."},
+};
+
 static const struct {
     const tl_param_def *defs;
     size_t n;
 } tables[] = {
     {net_params, sizeof net_params / sizeof *net_params},
     {pktsim_params, sizeof pktsim_params / sizeof *pktsim_params},
+    {rdma_params, sizeof rdma_params / sizeof *rdma_params},
 };
+
+/* ---- presets: named sets of values applied over the defaults ---- */
+
+typedef struct preset_kv {
+    const char *name;
+    double value;
+} preset_kv;
+
+typedef struct preset {
+    const char *name, *doc;
+    const preset_kv *kv;
+    size_t n;
+} preset;
+
+/* DCQCN as NVIDIA ships it, on a lossless fabric; the switch thresholds are
+ * the HPCC fork's dcqcn preset (100 Gb/s: Kmin 400 KB, Kmax 1600 KB, Pmax 0.2,
+ * i.e. 4 and 16 KB per Gb/s). */
+static const preset_kv dcqcn_default_kv[] = {
+    {"switch.pfc", 1},
+    {"switch.kmin_bytes_per_gbps", 4000},
+    {"switch.kmax_bytes_per_gbps", 16000},
+    {"switch.pmax", 0.2},
+};
+/* PARALEON's "expert" setting (paraleon.txt Table I): ai 50 Mb/s, hai 150 Mb/s,
+ * rate_reduce_monitor_period 80 us, min_time_between_cnps 96 us, Kmin 1600 KB,
+ * Kmax 6400 KB, Pmax 0.2; the thresholds are taken at the 100 Gb/s links of
+ * the paper's ns-3 setup, i.e. 16 and 64 KB per Gb/s (docs/congestion-control.md). */
+static const preset_kv dcqcn_expert_kv[] = {
+    {"switch.pfc", 1},
+    {"switch.kmin_bytes_per_gbps", 16000},
+    {"switch.kmax_bytes_per_gbps", 64000},
+    {"switch.pmax", 0.2},
+    {"dcqcn.ai_rate_bps", 50e6},
+    {"dcqcn.hai_rate_bps", 150e6},
+    {"dcqcn.rate_reduce_monitor_period_ps", 80e6},
+    {"dcqcn.min_time_between_cnps_ps", 96e6},
+};
+static const preset_kv lossless_kv[] = {{"switch.pfc", 1}};
+
+static const preset presets[] = {
+    {"dcqcn.nvidia-default", "DCQCN with NVIDIA's defaults, PFC on (the default for cc dcqcn)",
+     dcqcn_default_kv, sizeof dcqcn_default_kv / sizeof *dcqcn_default_kv},
+    {"dcqcn.expert", "DCQCN as tuned by PARALEON's network experts (paraleon.txt Table I)",
+     dcqcn_expert_kv, sizeof dcqcn_expert_kv / sizeof *dcqcn_expert_kv},
+    {"timely.default", "TIMELY on a lossless fabric (the default for cc timely)", lossless_kv, 1},
+    {"hpcc.default", "HPCC on a lossless fabric (the default for cc hpcc)", lossless_kv, 1},
+};
+
+size_t tl_params_n_presets(void) { return sizeof presets / sizeof *presets; }
+const char *tl_params_preset_name(size_t i) { return presets[i].name; }
+const char *tl_params_preset_doc(size_t i) { return presets[i].doc; }
+
+int tl_params_apply_preset(tl_params *p, const char *name, tl_err *err)
+{
+    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
+        if (strcmp(presets[i].name, name) != 0)
+            continue;
+        for (size_t k = 0; k < presets[i].n; k++) {
+            int rc = tl_params_set(p, presets[i].kv[k].name, presets[i].kv[k].value, err);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    const char *names[16];
+    size_t n = sizeof presets / sizeof *presets;
+    for (size_t i = 0; i < n && i < 16; i++)
+        names[i] = presets[i].name;
+    const char *sug = tl_suggest(name, names, n);
+    return tl_err_set(err, TL_EPARSE, "unknown preset '%s'%s%s%s", name,
+                      sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+}
+
+const char *tl_params_cc_default_preset(const char *cc)
+{
+    if (strcmp(cc, "dcqcn") == 0)
+        return "dcqcn.nvidia-default";
+    if (strcmp(cc, "timely") == 0)
+        return "timely.default";
+    if (strcmp(cc, "hpcc") == 0)
+        return "hpcc.default";
+    return NULL;
+}
 
 size_t tl_params_count(void)
 {

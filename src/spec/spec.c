@@ -657,11 +657,23 @@ static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
                     "timely, hpcc, uno",
                     sc->cc, s ? " (did you mean \"" : "", s ? s : "", s ? "\"?)" : "");
     }
+    /* The CC's own starting point (PFC on for the RDMA CCs), then a named
+     * preset, then the explicit knobs, each over the one before. */
+    tl_err inner;
+    tl_err_clear(&inner);
+    const char *def = tl_params_cc_default_preset(sc->cc);
+    if (def && tl_params_apply_preset(&sc->params, def, &inner) != 0)
+        return fail(c, "transport.cc", inner.code, "%s", inner.msg);
+    char preset[64];
+    rc = get_str(c, o, P, "preset", preset, sizeof preset, 0);
+    OPT(rc);
+    if (rc == 0 && tl_params_apply_preset(&sc->params, preset, &inner) != 0)
+        return fail(c, "transport.preset", inner.code, "%s", inner.msg);
     const char *group;
     json_t *g;
     json_object_foreach(o, group, g)
     {
-        if (strcmp(group, "cc") == 0)
+        if (strcmp(group, "cc") == 0 || strcmp(group, "preset") == 0)
             continue;
         char gp[256];
         tl_json_join(gp, sizeof gp, P, group);
@@ -681,7 +693,6 @@ static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
                 return fail_key(c, kp, TL_EPARSE, "unknown parameter '%s'%s%s%s", name,
                                 s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
             }
-            tl_err inner;
             tl_err_clear(&inner);
             if (json_is_number(v))
                 rc = tl_params_set(&sc->params, name, json_number_value(v), &inner);

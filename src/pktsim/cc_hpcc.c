@@ -1,0 +1,117 @@
+/* HPCC (Li et al. SIGCOMM'19): the window follows the most utilized hop,
+ * measured from the in-band telemetry every switch stamps on data packets.
+ * Per ACK, for each hop: u_j = min(qlen, previous qlen) / (B_j T) + txRate_j /
+ * B_j, with txRate from the difference of the cumulative transmitted bytes
+ * since the previous ACK's record; U is an EWMA of max_j u_j with weight
+ * tau / T (tau: that hop's sample interval, at most T = base RTT).
+ *   U >= eta or incStage >= maxStage:  W = Wc / (U / eta) + W_AI
+ *   otherwise:                          W = Wc + W_AI
+ * Wc (the reference window) and incStage move only once per RTT (when the
+ * ACK passes the snd_nxt recorded at the previous update). Pacing rate = W /
+ * T, capped at line rate. W_AI = ai_bps x T. */
+#include <string.h>
+
+#include "cc.h"
+
+typedef struct hpcc {
+    double u, w_bytes, wc_bytes, t_s, w_ai_bytes, eta;
+    uint32_t inc_stage, max_stage;
+    uint64_t last_update_seq;
+    tl_int_hop prev[TL_MAX_INT_HOPS];
+    int n_prev;
+} hpcc;
+
+static void read_knobs(hpcc *st, const tl_cc_io *io, const tl_params *p)
+{
+    st->eta = tl_params_get(p, "hpcc.eta");
+    st->max_stage = (uint32_t)tl_params_get(p, "hpcc.max_stage");
+    st->t_s = (double)io->base_rtt_ps * 1e-12;
+    st->w_ai_bytes = tl_params_get(p, "hpcc.ai_bps") * st->t_s / 8;
+}
+
+static void publish(hpcc *st, tl_cc_io *io)
+{
+    if (st->w_bytes < io->mss_bytes)
+        st->w_bytes = io->mss_bytes;
+    io->cwnd_bytes = (uint64_t)st->w_bytes;
+    double r = st->w_bytes * 8 / st->t_s;
+    io->rate_bps = r < (double)io->line_bps ? (uint64_t)r : io->line_bps;
+}
+
+static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
+{
+    hpcc *st = vst;
+    read_knobs(st, io, p);
+    st->w_bytes = st->wc_bytes = (double)io->line_bps * st->t_s / 8; /* one BDP */
+    publish(st, io);
+    return 0;
+}
+
+/* Updates U from the new records; returns 0 when there is no previous sample. */
+static int measure(hpcc *st, const tl_ack_info *a)
+{
+    if (st->n_prev != a->n_hops || a->n_hops == 0)
+        return 0;
+    double umax = 0, tau = 0;
+    for (int j = 0; j < a->n_hops; j++) {
+        const tl_int_hop *h = &a->hops[j], *o = &st->prev[j];
+        double dt_s = (double)(h->ts_ps - o->ts_ps) * 1e-12;
+        if (dt_s <= 0)
+            continue;
+        double tx_bps = (double)(h->tx_bytes - o->tx_bytes) * 8 / dt_s;
+        double q = (double)(h->qlen_bytes < o->qlen_bytes ? h->qlen_bytes : o->qlen_bytes);
+        double u = q * 8 / ((double)h->rate_bps * st->t_s) + tx_bps / (double)h->rate_bps;
+        if (u > umax) {
+            umax = u;
+            tau = dt_s;
+        }
+    }
+    if (tau > st->t_s)
+        tau = st->t_s;
+    st->u = (1 - tau / st->t_s) * st->u + tau / st->t_s * umax;
+    return 1;
+}
+
+static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
+{
+    hpcc *st = vst;
+    if (measure(st, a)) {
+        int is_update = a->ack_seq > st->last_update_seq;
+        double w;
+        if (st->u >= st->eta || st->inc_stage >= st->max_stage) {
+            w = st->wc_bytes / (st->u / st->eta) + st->w_ai_bytes;
+            if (is_update)
+                st->inc_stage = 0;
+        } else {
+            w = st->wc_bytes + st->w_ai_bytes;
+            if (is_update)
+                st->inc_stage++;
+        }
+        if (w < io->mss_bytes)
+            w = io->mss_bytes;
+        if (is_update) {
+            st->wc_bytes = w;
+            st->last_update_seq = io->snd_nxt;
+        }
+        st->w_bytes = w;
+        publish(st, io);
+    }
+    st->n_prev = a->n_hops;
+    if (a->n_hops)
+        memcpy(st->prev, a->hops, (size_t)a->n_hops * sizeof *a->hops);
+}
+
+static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
+{
+    read_knobs(vst, io, p);
+    publish(vst, io);
+}
+
+const tl_cc_ops tl_cc_hpcc = {
+    .name = "hpcc",
+    .state_bytes = sizeof(hpcc),
+    .uses_int = 1,
+    .init = init,
+    .on_ack = on_ack,
+    .reconfigure = reconfigure,
+};
