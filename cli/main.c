@@ -44,8 +44,9 @@ static const struct {
      "  --format  parsimon (default: {nodes, links} JSON, bandwidth bit/s, delay ns) or ns3\n"
      "            (HPCC topology.txt). Both load back as a scenario topology of type \"file\".\n"},
     {"params", cmd_params, "list every tunable parameter (name, unit, default, range)",
-     "tailor params [--markdown]\n"
-     "  Prints the parameter registry; --markdown writes the table of docs/parameters.md.\n"},
+     "tailor params [--markdown | --cc-markdown]\n"
+     "  Prints the parameter registry and presets; --markdown writes docs/parameters.md,\n"
+     "  --cc-markdown docs/congestion-control.md.\n"},
 };
 
 static void usage(FILE *f)

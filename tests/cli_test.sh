@@ -102,6 +102,8 @@ done
 # docs/parameters.md is the registry's own output.
 "$bin" params --markdown >"$tmp/params.md"
 check "docs/parameters.md matches the registry" cmp -s "$tmp/params.md" "$src/docs/parameters.md"
+"$bin" params --cc-markdown >"$tmp/cc.md"
+check "docs/congestion-control.md matches the plug-ins" cmp -s "$tmp/cc.md" "$src/docs/congestion-control.md"
 
 # tailor run with pktsim: result files, determinism, unknown engine.
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run1" --quiet >"$tmp/runout"

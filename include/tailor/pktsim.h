@@ -63,6 +63,13 @@ int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err)
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
 
+/* The congestion controls pktsim implements: name, a paragraph on the
+ * control law, and the registry groups of its knobs ("dcqcn,switch"). */
+size_t tl_pktsim_n_ccs(void);
+const char *tl_pktsim_cc_name(size_t i);
+const char *tl_pktsim_cc_doc(size_t i);
+const char *tl_pktsim_cc_groups(size_t i);
+
 /* Per-flow results, indexed like f->v (valid after run). */
 const tl_flow_result *tl_pktsim_results(const tl_pktsim *s);
 

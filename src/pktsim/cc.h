@@ -44,6 +44,8 @@ typedef struct tl_ack_info {
 
 typedef struct tl_cc_ops {
     const char *name;   /* registry key: "dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc" */
+    const char *doc;    /* one paragraph for docs/congestion-control.md, with its source */
+    const char *groups; /* the registry groups of its knobs, comma-separated: "dcqcn,switch" */
     size_t state_bytes; /* per-flow private state, zeroed by pktsim */
     /* Receivers send CNPs for ECN-marked packets, at most one per flow per
      * dcqcn.min_time_between_cnps (DCQCN's notification point). */

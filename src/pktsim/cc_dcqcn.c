@@ -165,6 +165,8 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 
 const tl_cc_ops tl_cc_dcqcn = {
     .name = "dcqcn",
+    .doc = "DCQCN (Zhu et al. SIGCOMM'15) with NVIDIA's knob names and defaults. Congestion point: switches mark with RED between Kmin and Kmax up to Pmax (the switch.* knobs; the dcqcn presets set them). Notification point: the receiver sends a CNP for a marked packet, at most one per flow per min_time_between_cnps. Reaction point: on a CNP, at most once per rate_reduce_monitor_period, the target rate is clamped to the current one (clamp_tgt_rate, or after a timer increase with clamp_tgt_rate_after_time_inc) and the current rate is cut to max(min_rate, rate x max(1 - alpha 2^(10-rpg_gd), rpg_min_dec_fac)); a flow's first CNP may instead set rate_to_set_on_first_cnp. Alpha moves once per dce_tcp_rtt by weight dce_tcp_g/1024 towards 1 if a CNP came in the period, else towards 0. Increase events come from a timer (rpg_time_reset) and a byte counter (rpg_byte_reset, on acknowledged bytes): fast recovery while both counters are below rpg_threshold (rate halfway to the target), hyper increase when both exceed it (target + i hai_rate), additive increase otherwise (target + ai_rate). No window; PFC on by default (preset dcqcn.nvidia-default).",
+    .groups = "dcqcn,switch",
     .state_bytes = sizeof(dcqcn),
     .uses_cnp = 1,
     .init = init,

@@ -81,6 +81,8 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 
 const tl_cc_ops tl_cc_dctcp_rate = {
     .name = "dctcp-rate",
+    .doc = "Rate-based DCTCP of the ns-3 HPCC code (CC_MODE 8), the congestion control of Parsimon's and m3's ground truth. A flow starts at line rate with alpha = 1; alpha moves once per batch (a window of sent data) by gain g towards the marked fraction; a marked ACK outside recovery sets rate = max(min rate, rate (1 - alpha/2)) and starts a recovery that lasts until everything sent before it is acknowledged; each batch that ends outside recovery adds ai to the rate, up to line rate. The window is window_bytes x rate / line rate (the HPCC code's VAR_WIN).",
+    .groups = "dctcp_rate,switch",
     .state_bytes = sizeof(dctcp_rate),
     .init = init,
     .on_ack = on_ack,

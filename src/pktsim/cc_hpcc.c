@@ -109,6 +109,8 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 
 const tl_cc_ops tl_cc_hpcc = {
     .name = "hpcc",
+    .doc = "HPCC (Li et al. SIGCOMM'19): every switch stamps in-band telemetry (queue length, transmitted bytes, time, rate) on data packets, and the ACK echoes it. The sender estimates the most utilized hop's utilization U (queue over BDP plus transmit rate over capacity, EWMA over the sample interval) and sets the window W = Wc / (U/eta) + W_AI when U >= eta or after max_stage additive rounds, else W = Wc + W_AI; the reference window Wc moves once per RTT. Pacing rate = W / base RTT. PFC on by default (preset hpcc.default).",
+    .groups = "hpcc",
     .state_bytes = sizeof(hpcc),
     .uses_int = 1,
     .init = init,

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cc.h"
+#include "tailor/pktsim.h"
 
 static const tl_cc_ops *const ccs[] = {&tl_cc_dctcp, &tl_cc_dctcp_rate, &tl_cc_dcqcn, &tl_cc_timely,
                                        &tl_cc_hpcc};
@@ -13,3 +14,8 @@ const tl_cc_ops *tl_cc_find(const char *name)
             return ccs[i];
     return NULL;
 }
+
+size_t tl_pktsim_n_ccs(void) { return sizeof ccs / sizeof *ccs; }
+const char *tl_pktsim_cc_name(size_t i) { return ccs[i]->name; }
+const char *tl_pktsim_cc_doc(size_t i) { return ccs[i]->doc; }
+const char *tl_pktsim_cc_groups(size_t i) { return ccs[i]->groups; }

@@ -88,6 +88,8 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 
 const tl_cc_ops tl_cc_timely = {
     .name = "timely",
+    .doc = "TIMELY (Mittal et al. SIGCOMM'15): rate control from RTT samples, updated once per window of data. The RTT difference enters an EWMA (weight ewma_alpha) whose ratio to min_rtt is the gradient. Below t_low the rate grows by delta; above t_high it is cut by beta (1 - t_high/rtt); in between, a non-positive gradient adds delta (hai_n x delta after hai_n such updates in a row) and a positive one cuts by beta x gradient. No window, no ECN; PFC on by default (preset timely.default).",
+    .groups = "timely",
     .state_bytes = sizeof(timely),
     .init = init,
     .on_ack = on_ack,
