@@ -1,9 +1,11 @@
-/* pktsim speed (issue "pktsim"): wall time, events/s and link-hops/s through
- * the public API, median of several repeats after a warm-up.
- *   bench_pktsim perm [repeats]     128-host k=8 fat tree, 100 Gb/s, 1 us, MTU 4096,
- *                                   one permutation of 2 MB flows, dctcp, ECMP
- *   bench_pktsim default [flows]    32-rack fabric 2:1, matrix B, WebServer, sigma 2,
- *                                   50% max load, dctcp-rate (200k flows; 2M for paper scale)
+/* pktsim speed (issues "pktsim" and "rdma-cc"): wall time, events/s and
+ * link-hops/s through the public API, median of several repeats after a warm-up.
+ *   bench_pktsim perm [repeats] [cc]     128-host k=8 fat tree, 100 Gb/s, 1 us, MTU 4096,
+ *                                        one permutation of 2 MB flows (default cc dctcp)
+ *   bench_pktsim default [flows] [cc]    32-rack fabric 2:1, matrix B, WebServer, sigma 2,
+ *                                        50% max load (default cc dctcp-rate; 200k flows)
+ *   bench_pktsim compare [flows]         both scenarios with every CC, then a side-by-side
+ *                                        table of link-hops/s and slowdown p50/p99 per bucket
  * Prints figures; never passes or fails. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "benchutil.h"
 #include "tailor/pktsim.h"
+#include "tailor/result.h"
 #include "tailor/spec.h"
 
 typedef struct world {
@@ -51,34 +54,42 @@ static double run_once(world *w, tl_pktsim_stats *st)
     return el;
 }
 
-int main(int argc, char **argv)
+static void scenario(const char *which, unsigned long n, const char *cc, char *json, size_t jn,
+                     char *scen, size_t sn)
 {
-    const char *which = argc > 1 ? argv[1] : "perm";
-    char json[2048], scen[96];
-    int repeats = 3;
     if (strcmp(which, "perm") == 0) {
-        repeats = argc > 2 ? atoi(argv[2]) : 5;
-        snprintf(json, sizeof json,
+        snprintf(json, jn,
                  "{\"seed\": 1, \"topology\": {\"type\": \"fat_tree\", \"k\": 8, \"host_link_bps\": "
                  "\"100Gbps\", \"fabric_link_bps\": \"100Gbps\", \"link_delay_ns\": 1000}, "
                  "\"workload\": {\"flows\": 128, \"classes\": [{\"sizes\": {\"dist\": \"fixed\", "
                  "\"mean_bytes\": 2000000}, \"spatial\": {\"type\": \"permutation\"}, \"arrival\": "
-                 "{\"process\": \"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp\", \"nic\": "
-                 "{\"mtu_bytes\": 4096}}}");
-        snprintf(scen, sizeof scen, "ft8_perm_2MB_mtu4096");
+                 "{\"process\": \"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\", \"nic\": "
+                 "{\"mtu_bytes\": 4096}}}",
+                 cc);
+        snprintf(scen, sn, "ft8_perm_2MB_mtu4096_%s", cc);
     } else {
-        unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
-        repeats = n > 500000 ? 1 : 3;
-        snprintf(json, sizeof json,
+        snprintf(json, jn,
                  "{\"seed\": 1, \"topology\": {\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": "
                  "16, \"hosts_per_rack\": 8, \"planes\": 2, \"oversubscription\": 2}, \"workload\": "
                  "{\"flows\": %lu, \"classes\": [{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": "
                  "{\"type\": \"matrix\", \"matrix\": \"B\"}, \"arrival\": {\"process\": "
                  "\"lognormal\", \"sigma\": 2}, \"load\": {\"max_link_load\": 0.5}}]}, "
-                 "\"transport\": {\"cc\": \"dctcp-rate\"}}",
-                 n);
-        snprintf(scen, sizeof scen, "fabric32_2to1_B_webserver_%luflows_dctcp-rate", n);
+                 "\"transport\": {\"cc\": \"%s\"}}",
+                 n, cc);
+        snprintf(scen, sn, "fabric32_2to1_B_webserver_%luflows_%s", n, cc);
     }
+}
+
+typedef struct row {
+    double hops_per_s;
+    tl_slowdown_stats all[TL_N_BUCKETS];
+} row;
+
+/* Runs one scenario with one CC, prints its figure lines, fills r. */
+static int bench_one(const char *which, unsigned long n, const char *cc, int repeats, row *r)
+{
+    char json[2048], scen[128];
+    scenario(which, n, cc, json, sizeof json, scen, sizeof scen);
     world w;
     if (world_make(&w, json))
         return 1;
@@ -100,9 +111,58 @@ int main(int argc, char **argv)
     bench_print("pktsim.max_pending_events", (double)st.max_pending_events, "events", scen, 1);
     bench_print("pktsim.simulated_s", (double)st.now_ps * 1e-12, "s", scen, 1);
     bench_print("pktsim.peak_rss_mib", bench_peak_rss_mib(), "MiB", scen, 1);
+    r->hops_per_s = (double)st.n_link_hops / med;
+    /* One more run for the slowdowns (results are identical across runs). */
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, w.sc.cc, w.sc.seed, &err);
+    tl_summary sum;
+    if (!s || tl_pktsim_run(s, 0, NULL, &err) ||
+        tl_summary_build(&sum, "pktsim", &w.f, tl_pktsim_results(s), &err)) {
+        fprintf(stderr, "bench_pktsim: %s\n", err.msg);
+        return 1;
+    }
+    memcpy(r->all, sum.all, sizeof r->all);
+    tl_summary_fini(&sum);
+    tl_pktsim_destroy(s);
     tl_flows_fini(&w.f);
     tl_routes_destroy(w.r);
     tl_topo_destroy(w.t);
     tl_scenario_fini(&w.sc);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "perm";
+    if (strcmp(which, "compare") == 0) {
+        static const char *const ccs[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc"};
+        unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
+        row perm[5], def[5];
+        for (int c = 0; c < 5; c++)
+            if (bench_one("perm", 0, ccs[c], 5, &perm[c]) ||
+                bench_one("default", n, ccs[c], 1, &def[c]))
+                return 1;
+        printf("\n%-12s %14s %14s", "cc", "perm hops/s", "dflt hops/s");
+        for (int b = 0; b < TL_N_BUCKETS; b++)
+            printf(" %15s", tl_bucket_names[b]);
+        printf("\n%-12s %14s %14s", "", "", "");
+        for (int b = 0; b < TL_N_BUCKETS; b++)
+            printf(" %15s", "p50 / p99");
+        printf("\n");
+        for (int c = 0; c < 5; c++) {
+            printf("%-12s %14.3g %14.3g", ccs[c], perm[c].hops_per_s, def[c].hops_per_s);
+            for (int b = 0; b < TL_N_BUCKETS; b++)
+                printf("   %5.2f / %5.2f", def[c].all[b].p[0], def[c].all[b].p[2]);
+            printf("\n");
+        }
+        printf("(slowdowns: the default scenario with %lu flows; perm: k=8 permutation)\n", n);
+        return 0;
+    }
+    unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
+    int is_perm = strcmp(which, "perm") == 0;
+    const char *cc = argc > 3 ? argv[3] : (is_perm ? "dctcp" : "dctcp-rate");
+    row r;
+    return bench_one(which, n, cc, is_perm ? (argc > 2 ? atoi(argv[2]) : 5) : (n > 500000 ? 1 : 3),
+                     &r);
 }

@@ -19,6 +19,7 @@ typedef struct cli_opts {
     const char *flows;    /* --flows FILE (inspect an existing flow file) */
     const char *engine;   /* --engine */
     double queue_trace_us; /* --queue-trace-us: sampling interval of queues.csv, 0 = none */
+    const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
     const char *sets[64]; /* --set name=value */
     int n_sets;

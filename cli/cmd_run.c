@@ -154,7 +154,7 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double 
 int cmd_run(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "run", "o,engine,flows,seed,set,preset,threads,quiet,queue-trace-us", &o);
+    int rc = cli_parse(argc, argv, "run", "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us", &o);
     if (rc)
         return rc;
     if (!o.out) {

@@ -61,6 +61,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->format = v;
         } else if (strcmp(name, "flows") == 0) {
             o->flows = v;
+        } else if (strcmp(name, "cc") == 0) {
+            o->cc = v;
         } else if (strcmp(name, "preset") == 0) {
             o->preset = v;
         } else if (strcmp(name, "engine") == 0) {
@@ -110,6 +112,25 @@ int cli_load_scenario(const cli_opts *o, tl_scenario *sc, tl_err *err)
         sc->seed = (uint64_t)o->seed;
     if (o->n_threads > 0)
         sc->engine.n_threads = o->n_threads;
+    if (o->cc) { /* another CC, from its own default preset, over the scenario's knobs */
+        size_t k;
+        for (k = 0; tl_cc_names[k] && strcmp(tl_cc_names[k], o->cc) != 0; k++)
+            ;
+        const char *def = tl_cc_names[k] ? tl_params_cc_default_preset(o->cc) : NULL;
+        if (!tl_cc_names[k])
+            rc = tl_err_set(err, TL_EPARSE,
+                            "unknown congestion control '%s'; known: dctcp, dctcp-rate, dcqcn, "
+                            "timely, hpcc, uno",
+                            o->cc);
+        else if (def)
+            rc = tl_params_apply_preset(&sc->params, def, err);
+        if (rc) {
+            snprintf(err->path, sizeof err->path, "--cc %s", o->cc);
+            tl_scenario_fini(sc);
+            return rc;
+        }
+        snprintf(sc->cc, sizeof sc->cc, "%s", o->cc);
+    }
     if (o->preset && (rc = tl_params_apply_preset(&sc->params, o->preset, err))) {
         snprintf(err->path, sizeof err->path, "--preset %s", o->preset);
         tl_scenario_fini(sc);

@@ -16,10 +16,12 @@ static const struct {
      "  pktsim and writes the results into DIR (default out/demo).\n"},
     {"run", cmd_run, "simulate a scenario with an engine and write its results",
      "tailor run [SCENARIO] -o OUTDIR [--engine pktsim] [--flows FILE] [--seed N]\n"
-     "           [--preset NAME] [--set name=value]... [--threads N] [--queue-trace-us N]\n"
-     "           [--quiet]\n"
+     "           [--cc NAME] [--preset NAME] [--set name=value]... [--threads N]\n"
+     "           [--queue-trace-us N] [--quiet]\n"
      "  Writes OUTDIR/fct.csv (per flow), fct.txt (ns-3 HPCC format), summary.json\n"
      "  (slowdown per size bucket and class) and links.csv (per directed link).\n"
+     "  --cc NAME           congestion control (dctcp, dctcp-rate, dcqcn, timely, hpcc),\n"
+     "                      starting from its default preset (PFC on for the RDMA ones)\n"
      "  --preset NAME       apply a parameter preset (tailor params lists them) before --set\n"
      "  --queue-trace-us N  also write queues.csv: every N us of simulated time, the\n"
      "                      queue length of every port that holds packets\n"},

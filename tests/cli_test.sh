@@ -122,6 +122,13 @@ check "queue trace samples the bottleneck" grep -q "^50000.000,1," "$tmp/runq/qu
 check "unavailable engine exits 2" test $? -eq 2
 check "unavailable engine named" grep -q "flowsim" "$tmp/err"
 
+# --cc switches the congestion control (and its default preset: PFC on for dcqcn).
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runcc" --quiet --cc dcqcn --preset dcqcn.expert >"$tmp/runccout"
+check "run --cc dcqcn exits 0" test $? -eq 0
+check "dcqcn incast finishes every flow without drops" grep -q "16/16 flows done.* 0 drops" "$tmp/runccout"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runcc2" --quiet --cc cubic 2>"$tmp/err" >/dev/null
+check "unknown --cc exits 2" test $? -eq 2
+
 # Every example parses and inspects (small ones fully).
 for f in default incast-16to1 parking-lot-4hop fattree-k8-permutation two-dc; do
     "$bin" inspect "$src/examples/$f.json" --quiet >/dev/null 2>"$tmp/err"
