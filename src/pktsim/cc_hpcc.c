@@ -29,8 +29,16 @@ static void read_knobs(hpcc *st, const tl_cc_io *io, const tl_params *p)
     st->w_ai_bytes = tl_params_get(p, "hpcc.ai_bps") * st->t_s / 8;
 }
 
+/* The window stays within [one packet, one line-rate BDP]: HPCC paces at
+ * W / T and never above line rate, so a larger window buys nothing, and the
+ * multiplicative step Wc / (U / eta) must not explode when U is near 0. */
 static void publish(hpcc *st, tl_cc_io *io)
 {
+    double bdp = (double)io->line_bps * st->t_s / 8;
+    if (st->w_bytes > bdp)
+        st->w_bytes = bdp;
+    if (st->wc_bytes > bdp)
+        st->wc_bytes = bdp;
     if (st->w_bytes < io->mss_bytes)
         st->w_bytes = io->mss_bytes;
     io->cwnd_bytes = (uint64_t)st->w_bytes;
@@ -79,7 +87,8 @@ static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
         int is_update = a->ack_seq > st->last_update_seq;
         double w;
         if (st->u >= st->eta || st->inc_stage >= st->max_stage) {
-            w = st->wc_bytes / (st->u / st->eta) + st->w_ai_bytes;
+            double u = st->u > 1e-3 ? st->u : 1e-3; /* an idle path: grow, but finitely */
+            w = st->wc_bytes / (u / st->eta) + st->w_ai_bytes;
             if (is_update)
                 st->inc_stage = 0;
         } else {

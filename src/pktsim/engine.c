@@ -315,7 +315,8 @@ static void nic_kick(tl_pktsim *s, port *p, int64_t now)
             uint32_t nx = f->rr_next;
             if (f->snd_nxt >= f->size_bytes) { /* everything sent: leave until a loss */
                 rr_remove(s, p, fi);
-            } else if (f->snd_nxt - f->snd_una < f->io.cwnd_bytes) {
+            } else if (f->snd_nxt - f->snd_una < f->io.cwnd_bytes ||
+                       f->snd_nxt == f->snd_una) { /* a window below one packet never stalls */
                 if (f->next_send_ps <= now) {
                     i = make_data(s, fi, now);
                     p->rr_head = s->fl[fi].is_in_rr ? s->fl[fi].rr_next : p->rr_head;
