@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "tailor/fileio.h"
+#include "tailor/flowsim.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
 
@@ -73,14 +74,79 @@ static int make_dirs(const char *outdir)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* The common result files of an engine run. */
+static int save_results(const cli_world *w, const char *engine, const tl_flow_result *res,
+                        const char *outdir, tl_summary *sum, tl_err *err)
+{
+    char path[1200];
+    int rc = make_dirs(outdir) != 0
+                 ? tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
+                             strerror(errno))
+                 : 0;
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/fct.csv", outdir);
+        rc = tl_result_save_csv(&w->flows, res, path, err);
+    }
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/fct.txt", outdir);
+        rc = tl_result_save_ns3(&w->flows, res, path, err);
+    }
+    if (!rc)
+        rc = tl_summary_build(sum, engine, &w->flows, res, err);
+    if (!rc) {
+        snprintf(path, sizeof path, "%s/summary.json", outdir);
+        rc = tl_summary_save_json(sum, path, err);
+    }
+    return rc;
+}
+
+static void print_buckets(const tl_summary *sum, const char *outdir, const char *files)
+{
+    printf("FCT slowdown per size bucket:\n  %-8s %9s %8s %8s %8s %8s\n", "bucket", "flows", "p50",
+           "p90", "p99", "p99.9");
+    for (int b = 0; b < TL_N_BUCKETS; b++)
+        printf("  %-8s %9llu %8.3f %8.3f %8.3f %8.3f\n", tl_bucket_names[b],
+               (unsigned long long)sum->all[b].count, sum->all[b].p[0], sum->all[b].p[1],
+               sum->all[b].p[2], sum->all[b].p[3]);
+    printf("results in %s/ (%s)\n", outdir, files);
+}
+
+static int run_flowsim(cli_world *w, const char *outdir, tl_progress *prog, tl_err *err)
+{
+    tl_summary sum;
+    memset(&sum, 0, sizeof sum);
+    double t0 = (double)clock() / CLOCKS_PER_SEC;
+    tl_flowsim *fs = tl_flowsim_create(w->topo, w->routes, &w->flows, &w->sc.params, err);
+    int rc = fs ? tl_flowsim_run(fs, prog, err) : err->code;
+    double cpu = (double)clock() / CLOCKS_PER_SEC - t0;
+    if (!rc)
+        rc = save_results(w, "flowsim", tl_flowsim_results(fs), outdir, &sum, err);
+    if (!rc) {
+        tl_flowsim_stats st;
+        tl_flowsim_get_stats(fs, &st);
+        printf("flowsim: %zu flows, %.6g s simulated, %llu events, %.3g flows/s (%.2f s CPU), "
+               "%.1f links and %.1f flows refilled per event\n",
+               w->flows.n, (double)st.now_ps * 1e-12, (unsigned long long)st.n_events,
+               cpu > 0 ? (double)w->flows.n / cpu : 0, cpu,
+               st.n_events ? (double)st.links_refilled / (double)st.n_events : 0,
+               st.n_events ? (double)st.flows_refilled / (double)st.n_events : 0);
+        print_buckets(&sum, outdir, "fct.csv, fct.txt, summary.json");
+    }
+    tl_summary_fini(&sum);
+    tl_flowsim_destroy(fs);
+    return rc;
+}
+
 /* Runs the engine on a built world and writes OUTDIR's result files; prints
  * a short report on stdout. Shared by `run` and `demo`. */
 int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,
                    tl_progress *prog, tl_err *err)
 {
+    if (strcmp(engine, "flowsim") == 0)
+        return run_flowsim(w, outdir, prog, err);
     if (strcmp(engine, "pktsim") != 0)
-        return tl_err_set(err, TL_EINVAL, "engine '%s' is not available yet (available: pktsim)",
-                          engine);
+        return tl_err_set(err, TL_EINVAL,
+                          "engine '%s' is not available yet (available: pktsim, flowsim)", engine);
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
     double t0 = (double)clock() / CLOCKS_PER_SEC;
@@ -108,23 +174,8 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double 
     if (qt.f)
         rc = rc ? (tl_afile_abort(&qf), rc) : tl_afile_commit(&qf, err);
     double cpu = (double)clock() / CLOCKS_PER_SEC - t0;
-    if (!rc && make_dirs(outdir) != 0)
-        rc = tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
-                       strerror(errno));
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/fct.csv", outdir);
-        rc = tl_result_save_csv(&w->flows, tl_pktsim_results(sim), path, err);
-    }
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/fct.txt", outdir);
-        rc = tl_result_save_ns3(&w->flows, tl_pktsim_results(sim), path, err);
-    }
     if (!rc)
-        rc = tl_summary_build(&sum, "pktsim", &w->flows, tl_pktsim_results(sim), err);
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/summary.json", outdir);
-        rc = tl_summary_save_json(&sum, path, err);
-    }
+        rc = save_results(w, "pktsim", tl_pktsim_results(sim), outdir, &sum, err);
     if (!rc) {
         snprintf(path, sizeof path, "%s/links.csv", outdir);
         rc = save_links(sim, w->topo, path, err);
@@ -138,13 +189,7 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double 
                (unsigned long long)st.n_events, (unsigned long long)st.n_link_hops,
                cpu > 0 ? (double)st.n_link_hops / cpu : 0, cpu, (unsigned long long)st.n_drops,
                (unsigned long long)st.n_marks, (unsigned long long)st.n_timeouts);
-        printf("FCT slowdown per size bucket:\n  %-8s %9s %8s %8s %8s %8s\n", "bucket", "flows",
-               "p50", "p90", "p99", "p99.9");
-        for (int b = 0; b < TL_N_BUCKETS; b++)
-            printf("  %-8s %9llu %8.3f %8.3f %8.3f %8.3f\n", tl_bucket_names[b],
-                   (unsigned long long)sum.all[b].count, sum.all[b].p[0], sum.all[b].p[1],
-                   sum.all[b].p[2], sum.all[b].p[3]);
-        printf("results in %s/ (fct.csv, fct.txt, summary.json, links.csv)\n", outdir);
+        print_buckets(&sum, outdir, "fct.csv, fct.txt, summary.json, links.csv");
     }
     tl_summary_fini(&sum);
     tl_pktsim_destroy(sim);

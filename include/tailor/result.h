@@ -23,6 +23,10 @@
  * for sizes whose ideal does not fit. O(hops). */
 int64_t tl_ideal_fct_ps(const tl_topo *t, const uint32_t *chans, int hops, uint64_t size_bytes,
                         uint32_t mtu_bytes, uint32_t header_bytes);
+/* The same on explicit per-hop rates and delays (paths outside a topology:
+ * flowsim's path-level mode). Hops beyond TL_MAX_HOPS are not allowed. */
+int64_t tl_ideal_fct_links_ps(const uint64_t *rate_bps, const int64_t *delay_ps, int hops,
+                              uint64_t size_bytes, uint32_t mtu_bytes, uint32_t header_bytes);
 
 /* Size buckets of the summary: (0,1KB], (1KB,10KB], (10KB,50KB], (50KB,inf),
  * then "all". KB = 1000 bytes. */

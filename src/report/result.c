@@ -4,6 +4,7 @@
  * aggregation"); slowdown statistics are the ones the papers report per size
  * bucket (parsimon.txt §5, m3.txt §5): exact type-7 percentiles p50..p99.9. */
 #include "tailor/result.h"
+#include "tailor/routing.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -33,8 +34,8 @@ static int64_t add_sat(int64_t a, int64_t b)
     return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
 }
 
-int64_t tl_ideal_fct_ps(const tl_topo *t, const uint32_t *chans, int hops, uint64_t size_bytes,
-                        uint32_t mtu_bytes, uint32_t header_bytes)
+int64_t tl_ideal_fct_links_ps(const uint64_t *rate_bps, const int64_t *delay_ps, int hops,
+                              uint64_t size_bytes, uint32_t mtu_bytes, uint32_t header_bytes)
 {
     if (hops <= 0 || mtu_bytes == 0)
         return 0;
@@ -45,11 +46,10 @@ int64_t tl_ideal_fct_ps(const tl_topo *t, const uint32_t *chans, int hops, uint6
     int64_t ideal_ps = 0;
     uint64_t min_bps = UINT64_MAX;
     for (int i = 0; i < hops; i++) {
-        const tl_link *l = tl_topo_link(t, tl_chan_link(chans[i]));
-        ideal_ps = add_sat(ideal_ps, l->delay_ps);
-        ideal_ps = add_sat(ideal_ps, tx_ps_sat(first_bytes + header_bytes, l->rate_bps));
-        if (l->rate_bps < min_bps)
-            min_bps = l->rate_bps;
+        ideal_ps = add_sat(ideal_ps, delay_ps[i]);
+        ideal_ps = add_sat(ideal_ps, tx_ps_sat(first_bytes + header_bytes, rate_bps[i]));
+        if (rate_bps[i] < min_bps)
+            min_bps = rate_bps[i];
     }
     /* The rest streams behind the first packet; only the bottleneck's
      * serialization adds to the completion time. */
@@ -58,6 +58,21 @@ int64_t tl_ideal_fct_ps(const tl_topo *t, const uint32_t *chans, int hops, uint6
         __builtin_add_overflow(rest_bytes, rest_hdr_bytes, &rest_wire_bytes))
         return INT64_MAX;
     return add_sat(ideal_ps, tx_ps_sat(rest_wire_bytes, min_bps));
+}
+
+int64_t tl_ideal_fct_ps(const tl_topo *t, const uint32_t *chans, int hops, uint64_t size_bytes,
+                        uint32_t mtu_bytes, uint32_t header_bytes)
+{
+    uint64_t rate[TL_MAX_HOPS];
+    int64_t delay[TL_MAX_HOPS];
+    if (hops > TL_MAX_HOPS)
+        hops = TL_MAX_HOPS;
+    for (int i = 0; i < hops; i++) {
+        const tl_link *l = tl_topo_link(t, tl_chan_link(chans[i]));
+        rate[i] = l->rate_bps;
+        delay[i] = l->delay_ps;
+    }
+    return tl_ideal_fct_links_ps(rate, delay, hops, size_bytes, mtu_bytes, header_bytes);
 }
 
 /* ======================== buckets ======================== */
