@@ -18,8 +18,8 @@ void tl_flowsim_destroy(tl_flowsim *s)
             free(s->lf[l].v);
     void *ptrs[] = {s->cap_bps, s->lf, s->start_ps, s->wire_bits, s->latency_ps, s->flow_cap,
                     s->path_off, s->hops, s->path, s->pos, s->res, s->rate, s->new_rate,
-                    s->rem_bits, s->t_last, s->ev_seq, s->is_active, s->link_stamp, s->link_ver,
-                    s->n_unfrozen, s->rem_cap, s->flow_stamp, s->frozen_stamp, s->comp_links,
+                    s->rem_bits, s->t_last, s->ev_seq, s->ev_at_ps, s->due_ps, s->is_active, s->link_stamp,
+                    s->n_unfrozen, s->rem_cap, s->ub_sum, s->flow_stamp, s->frozen_stamp, s->comp_links,
                     s->comp_flows, s->capped, s->sh};
     for (size_t i = 0; i < sizeof ptrs / sizeof *ptrs; i++)
         free(ptrs[i]);
@@ -54,11 +54,13 @@ static tl_flowsim *alloc_sim(uint32_t n_links, size_t n_flows, size_t total_hops
     s->rem_bits = calloc(nf, sizeof *s->rem_bits);
     s->t_last = calloc(nf, sizeof *s->t_last);
     s->ev_seq = calloc(nf, sizeof *s->ev_seq);
+    s->ev_at_ps = calloc(nf, sizeof *s->ev_at_ps);
+    s->due_ps = calloc(nf, sizeof *s->due_ps);
     s->is_active = calloc(nf, sizeof *s->is_active);
     s->link_stamp = calloc(nl, sizeof *s->link_stamp);
-    s->link_ver = calloc(nl, sizeof *s->link_ver);
     s->n_unfrozen = calloc(nl, sizeof *s->n_unfrozen);
     s->rem_cap = calloc(nl, sizeof *s->rem_cap);
+    s->ub_sum = calloc(nl, sizeof *s->ub_sum);
     s->flow_stamp = calloc(nf, sizeof *s->flow_stamp);
     s->frozen_stamp = calloc(nf, sizeof *s->frozen_stamp);
     s->comp_links = calloc(nl, sizeof *s->comp_links);
@@ -70,8 +72,9 @@ static tl_flowsim *alloc_sim(uint32_t n_links, size_t n_flows, size_t total_hops
     s->sh = calloc(s->sh_cap, sizeof *s->sh);
     if (!s->cap_bps || !s->lf || !s->start_ps || !s->wire_bits || !s->latency_ps || !s->flow_cap ||
         !s->path_off || !s->hops || !s->path || !s->pos || !s->res || !s->rate || !s->new_rate ||
-        !s->rem_bits || !s->t_last || !s->ev_seq || !s->is_active || !s->link_stamp ||
-        !s->link_ver || !s->n_unfrozen || !s->rem_cap || !s->flow_stamp || !s->frozen_stamp ||
+        !s->rem_bits || !s->t_last || !s->ev_seq || !s->ev_at_ps || !s->due_ps ||
+        !s->is_active || !s->link_stamp ||
+        !s->n_unfrozen || !s->rem_cap || !s->ub_sum || !s->flow_stamp || !s->frozen_stamp ||
         !s->comp_links || !s->comp_flows || !s->capped || !s->sh ||
         tl_heap_init(&s->heap, 1024, err) != 0) {
         tl_err_nomem(err);
@@ -79,6 +82,18 @@ static tl_flowsim *alloc_sim(uint32_t n_links, size_t n_flows, size_t total_hops
         return NULL;
     }
     return s;
+}
+
+/* A flow can never go faster than its slowest link: fold that into its cap
+ * (the "upper bound" that decides which links couple flows, flowsim.c). */
+static void finish_caps(tl_flowsim *s)
+{
+    for (size_t f = 0; f < s->n_flows; f++)
+        for (uint32_t k = 0; k < s->hops[f]; k++) {
+            double c = s->cap_bps[s->path[s->path_off[f] + k]];
+            if (c < s->flow_cap[f])
+                s->flow_cap[f] = c;
+        }
 }
 
 /* Wire bytes, latency and ideal of a flow of size_bytes over hops with the
@@ -159,6 +174,7 @@ tl_flowsim *tl_flowsim_create(const tl_topo *t, const tl_routes *r, const tl_flo
         s->sh = sh;
         s->sh_cap = n_links + used + 1;
     }
+    finish_caps(s);
     return s;
 fail:
     tl_flowsim_destroy(s);
@@ -228,5 +244,6 @@ tl_flowsim *tl_flowsim_create_path(const tl_fs_link *links, int n_links,
         s->flow_cap[i] = cap;
         flow_terms(s, i, rate, delay, h, pf->size_bytes, mtu, hdr);
     }
+    finish_caps(s);
     return s;
 }

@@ -13,7 +13,15 @@
  * links finds the connected component (max-min allocations of different
  * components are independent), then progressive filling on that component
  * with a heap of link fair shares: O((F_c h + L_c) log L_c). m3's flowSim
- * refills every link and flow from scratch at every event, O(L^2 F). */
+ * refills every link and flow from scratch at every event, O(L^2 F).
+ *
+ * Only coupling links count: a link whose flows' caps (each flow's slowest
+ * link or private access) sum to at most its capacity can never be
+ * saturated, so it constrains nobody and is left out of the problem; with
+ * every flow capped at its slowest link the feasible rates are the same, so
+ * the max-min allocation is too (it is unique). In a data-center fabric most
+ * core links carry a few host-limited flows and drop out, which keeps
+ * components small. */
 #define _GNU_SOURCE /* qsort_r */
 #include "flowsim_int.h"
 
@@ -26,7 +34,7 @@
 
 enum { EV_ARRIVAL = 1, EV_COMPLETION = 2 };
 
-/* ---- the share heap: (share, link) with lazy invalidation ---- */
+/* ---- the share heap: (share, link), entries refreshed lazily (see freeze) ---- */
 
 static void sh_push(tl_flowsim *s, double share, uint32_t link)
 {
@@ -38,7 +46,30 @@ static void sh_push(tl_flowsim *s, double share, uint32_t link)
         s->sh[i] = s->sh[p];
         i = p;
     }
-    s->sh[i] = (share_ent){share, link, s->link_ver[link]};
+    s->sh[i] = (share_ent){share, link};
+}
+
+/* Floyd's bottom-up build over the entries already in s->sh: O(n) instead
+ * of n pushes (the initial shares of a component). */
+static void sh_heapify(tl_flowsim *s)
+{
+    size_t n = s->sh_n;
+    for (size_t start = n / 2; start-- > 0;) {
+        share_ent x = s->sh[start];
+        size_t i = start;
+        for (;;) {
+            size_t c = 2 * i + 1;
+            if (c >= n)
+                break;
+            if (c + 1 < n && s->sh[c + 1].share < s->sh[c].share)
+                c++;
+            if (x.share <= s->sh[c].share)
+                break;
+            s->sh[i] = s->sh[c];
+            i = c;
+        }
+        s->sh[i] = x;
+    }
 }
 
 static int sh_pop(tl_flowsim *s, share_ent *out)
@@ -66,11 +97,17 @@ static int sh_pop(tl_flowsim *s, share_ent *out)
 
 /* ---- link membership ---- */
 
+static inline int is_coupling(const tl_flowsim *s, uint32_t l)
+{
+    return s->ub_sum[l] > s->cap_bps[l] * (1 + 1e-9);
+}
+
 static void link_add(tl_flowsim *s, uint32_t f)
 {
     for (uint32_t k = 0; k < s->hops[f]; k++) {
         uint32_t l = s->path[s->path_off[f] + k];
         flist *fl = &s->lf[l];
+        s->ub_sum[l] += s->flow_cap[f];
         if (fl->n == fl->cap) {
             uint32_t ncap = fl->cap ? 2 * fl->cap : 4;
             uint32_t *v = realloc(fl->v, ncap * sizeof *v);
@@ -101,6 +138,9 @@ static void link_remove(tl_flowsim *s, uint32_t f)
     for (uint32_t k = 0; k < s->hops[f]; k++) {
         uint32_t l = s->path[s->path_off[f] + k];
         flist *fl = &s->lf[l];
+        s->ub_sum[l] -= s->flow_cap[f];
+        if (fl->n == 1)
+            s->ub_sum[l] = 0; /* no drift once the link is empty */
         uint32_t at = s->pos[s->path_off[f] + k];
         uint32_t moved = fl->v[--fl->n];
         if (at != fl->n) {
@@ -112,34 +152,41 @@ static void link_remove(tl_flowsim *s, uint32_t f)
 
 /* ---- refill: the component around seed links, by progressive filling ---- */
 
-static void collect_component(tl_flowsim *s, uint32_t seed_flow)
+static void visit_flow(tl_flowsim *s, uint32_t f)
+{
+    if (s->flow_stamp[f] == s->epoch)
+        return;
+    s->flow_stamp[f] = s->epoch;
+    s->comp_flows[s->n_comp_flows++] = f;
+    for (uint32_t k = 0; k < s->hops[f]; k++) {
+        uint32_t m = s->path[s->path_off[f] + k];
+        if (s->link_stamp[m] != s->epoch && is_coupling(s, m)) {
+            s->link_stamp[m] = s->epoch;
+            s->comp_links[s->n_comp_links++] = m;
+        }
+    }
+}
+
+/* The flows whose rates may change: on an arrival, the new flow and what it
+ * reaches through coupling links; on a departure, every flow on the departed
+ * flow's links (a link may just have stopped coupling them) and what those
+ * reach. comp_links (coupling links only) doubles as the BFS queue. */
+static void collect_component(tl_flowsim *s, uint32_t seed_flow, int is_departure)
 {
     s->epoch++;
     s->n_comp_links = s->n_comp_flows = 0;
-    for (uint32_t k = 0; k < s->hops[seed_flow]; k++) {
-        uint32_t l = s->path[s->path_off[seed_flow] + k];
-        if (s->link_stamp[l] != s->epoch) {
-            s->link_stamp[l] = s->epoch;
-            s->comp_links[s->n_comp_links++] = l;
+    if (!is_departure)
+        visit_flow(s, seed_flow);
+    else
+        for (uint32_t k = 0; k < s->hops[seed_flow]; k++) {
+            const flist *fl = &s->lf[s->path[s->path_off[seed_flow] + k]];
+            for (uint32_t j = 0; j < fl->n; j++)
+                visit_flow(s, fl->v[j]);
         }
-    }
-    /* comp_links doubles as the BFS queue. */
     for (uint32_t qi = 0; qi < s->n_comp_links; qi++) {
         const flist *fl = &s->lf[s->comp_links[qi]];
-        for (uint32_t j = 0; j < fl->n; j++) {
-            uint32_t f = fl->v[j];
-            if (s->flow_stamp[f] == s->epoch)
-                continue;
-            s->flow_stamp[f] = s->epoch;
-            s->comp_flows[s->n_comp_flows++] = f;
-            for (uint32_t k = 0; k < s->hops[f]; k++) {
-                uint32_t m = s->path[s->path_off[f] + k];
-                if (s->link_stamp[m] != s->epoch) {
-                    s->link_stamp[m] = s->epoch;
-                    s->comp_links[s->n_comp_links++] = m;
-                }
-            }
-        }
+        for (uint32_t j = 0; j < fl->n; j++)
+            visit_flow(s, fl->v[j]);
     }
 }
 
@@ -150,7 +197,11 @@ static int cmp_cap(const void *a, const void *b, void *ctx)
     return (x > y) - (x < y);
 }
 
-/* Freezes flow f at rate x: its links lose x of capacity and one unfrozen flow. */
+/* Freezes flow f at rate x: its links lose x of capacity and one unfrozen
+ * flow. Their heap entries are left as they are: x is the smallest share
+ * left, so every other link's share can only rise ((rem - x)/(n - 1) >= rem/n),
+ * and a popped entry whose share has risen is pushed back with the new one
+ * (lazy increase) instead of pushing one entry per frozen flow and hop. */
 static void freeze(tl_flowsim *s, uint32_t f, double x)
 {
     s->new_rate[f] = x;
@@ -160,25 +211,31 @@ static void freeze(tl_flowsim *s, uint32_t f, double x)
         s->rem_cap[m] -= x;
         if (s->rem_cap[m] < 0)
             s->rem_cap[m] = 0;
-        if (--s->n_unfrozen[m] > 0) {
-            s->link_ver[m]++;
-            sh_push(s, s->rem_cap[m] / s->n_unfrozen[m], m);
-        }
+        s->n_unfrozen[m]--;
     }
 }
 
+/* Sets f's projected finish. A flow keeps its one live event when that event
+ * is not later than the new finish (it fires early and is pushed back), and
+ * gets a new one only when the finish moves earlier: arrivals slow flows down
+ * far more often than completions speed them up, so the heap stays near the
+ * number of active flows instead of collecting a stale entry per refill. */
 static void schedule(tl_flowsim *s, uint32_t f, int64_t now)
 {
     double t = s->rem_bits[f] / s->rate[f] * 1e12;
     int64_t at = now + (int64_t)ceil(t);
+    s->due_ps[f] = at;
+    if (s->ev_seq[f] && s->ev_at_ps[f] <= at)
+        return;
+    s->ev_at_ps[f] = at;
     s->ev_seq[f] = tl_heap_push(&s->heap, at, f, EV_COMPLETION, 0);
     if (s->ev_seq[f] == 0)
         tl_err_nomem(&s->sticky);
 }
 
-static void refill(tl_flowsim *s, uint32_t seed_flow, int64_t now)
+static void refill(tl_flowsim *s, uint32_t seed_flow, int is_departure, int64_t now)
 {
-    collect_component(s, seed_flow);
+    collect_component(s, seed_flow, is_departure);
     s->st.links_refilled += s->n_comp_links;
     s->st.flows_refilled += s->n_comp_flows;
     s->sh_n = 0;
@@ -186,15 +243,13 @@ static void refill(tl_flowsim *s, uint32_t seed_flow, int64_t now)
         uint32_t l = s->comp_links[i];
         s->rem_cap[l] = s->cap_bps[l];
         s->n_unfrozen[l] = s->lf[l].n;
-        s->link_ver[l]++;
         if (s->n_unfrozen[l])
-            sh_push(s, s->rem_cap[l] / s->n_unfrozen[l], l);
+            s->sh[s->sh_n++] = (share_ent){s->rem_cap[l] / s->n_unfrozen[l], l};
     }
-    /* Flows with their own cap (path-level background flows), by cap. */
-    uint32_t n_capped = 0;
-    for (uint32_t i = 0; i < s->n_comp_flows; i++)
-        if (isfinite(s->flow_cap[s->comp_flows[i]]))
-            s->capped[n_capped++] = s->comp_flows[i];
+    sh_heapify(s);
+    /* Every flow is capped (its slowest link at least); in cap order. */
+    uint32_t n_capped = s->n_comp_flows;
+    memcpy(s->capped, s->comp_flows, n_capped * sizeof *s->capped);
     if (n_capped > 1)
         qsort_r(s->capped, n_capped, sizeof *s->capped, cmp_cap, s->flow_cap);
     uint32_t ci = 0, n_left = s->n_comp_flows;
@@ -203,8 +258,16 @@ static void refill(tl_flowsim *s, uint32_t seed_flow, int64_t now)
         while (ci < n_capped && s->frozen_stamp[s->capped[ci]] == s->epoch)
             ci++;
         int have = 0;
-        while (!have && sh_pop(s, &e))
-            have = e.ver == s->link_ver[e.link] && s->n_unfrozen[e.link] > 0;
+        while (!have && sh_pop(s, &e)) {
+            uint32_t nu = s->n_unfrozen[e.link];
+            if (nu == 0)
+                continue;
+            double now_share = s->rem_cap[e.link] / nu;
+            if (now_share > e.share)
+                sh_push(s, now_share, e.link); /* risen since it was pushed */
+            else
+                have = 1;
+        }
         if (ci < n_capped && (!have || s->flow_cap[s->capped[ci]] < e.share)) {
             if (have)
                 sh_push(s, e.share, e.link); /* not used this round */
@@ -253,7 +316,7 @@ static void on_arrival(tl_flowsim *s, int64_t now)
         if (++s->n_active > s->st.max_active_flows)
             s->st.max_active_flows = s->n_active;
         s->st.n_events++;
-        refill(s, f, now);
+        refill(s, f, 0, now);
     }
     if (s->next_arrival < s->n_flows)
         tl_heap_push(&s->heap, s->start_ps[s->next_arrival], 0, EV_ARRIVAL, 0);
@@ -268,8 +331,9 @@ static void on_completion(tl_flowsim *s, uint32_t f, int64_t now)
     s->st.n_events++;
     link_remove(s, f);
     s->rate[f] = 0;
+    s->ev_seq[f] = 0;
     /* The flows that shared its links are refilled: seed from its own links. */
-    refill(s, f, now);
+    refill(s, f, 1, now);
 }
 
 int tl_flowsim_run(tl_flowsim *s, tl_progress *prog, tl_err *err)
@@ -287,8 +351,15 @@ int tl_flowsim_run(tl_flowsim *s, tl_progress *prog, tl_err *err)
         s->st.now_ps = e.t_ps;
         if (e.kind == EV_ARRIVAL)
             on_arrival(s, e.t_ps);
-        else if (s->is_active[e.target] && s->ev_seq[e.target] == e.seq)
-            on_completion(s, e.target, e.t_ps);
+        else if (s->is_active[e.target] && s->ev_seq[e.target] == e.seq) {
+            uint32_t f = e.target;
+            if (s->due_ps[f] > e.t_ps) { /* slowed down since: sleep until its finish */
+                s->ev_at_ps[f] = s->due_ps[f];
+                s->ev_seq[f] = tl_heap_push(&s->heap, s->due_ps[f], f, EV_COMPLETION, 0);
+            } else {
+                on_completion(s, f, e.t_ps);
+            }
+        }
         if (s->st.n_events >= next_report) {
             next_report += 1u << 18;
             tl_progress_report_sim(prog, "flowsim", (double)s->n_done, (double)s->n_flows, "flows",

@@ -11,8 +11,8 @@ typedef struct flist { /* the active flows on one link */
 } flist;
 
 typedef struct share_ent {
-    double share; /* remaining capacity / unfrozen flows, bit/s */
-    uint32_t link, ver;
+    double share; /* remaining capacity / unfrozen flows when pushed, bit/s */
+    uint32_t link;
 } share_ent;
 
 struct tl_flowsim {
@@ -25,7 +25,7 @@ struct tl_flowsim {
     int64_t *start_ps;   /* (n_flows) sorted */
     double *wire_bits;   /* (n_flows) payload plus one header per packet */
     int64_t *latency_ps; /* (n_flows) propagation + first packet's store-and-forward off the bottleneck */
-    double *flow_cap;    /* (n_flows) private access capacity, INFINITY if none */
+    double *flow_cap;    /* (n_flows) the most it can get: min(private access, slowest link) */
     uint32_t *path_off;  /* (n_flows) into path and pos */
     uint8_t *hops;       /* (n_flows) */
     uint32_t *path;      /* links of every flow */
@@ -35,13 +35,15 @@ struct tl_flowsim {
     double *rate, *new_rate, *rem_bits; /* (n_flows) */
     int64_t *t_last;                   /* (n_flows) when rem_bits was last brought up to date */
     uint64_t *ev_seq;                  /* (n_flows) seq of the live completion event */
+    int64_t *ev_at_ps, *due_ps;        /* (n_flows) that event's time; the projected finish */
     uint8_t *is_active;                /* (n_flows) */
     size_t next_arrival, n_active, n_done;
     tl_heap heap;
     /* refill scratch */
     uint32_t epoch;
-    uint32_t *link_stamp, *link_ver, *n_unfrozen; /* (n_links) */
+    uint32_t *link_stamp, *n_unfrozen; /* (n_links) */
     double *rem_cap;                              /* (n_links) */
+    double *ub_sum; /* (n_links) sum of flow_cap over the link's active flows */
     uint32_t *flow_stamp, *frozen_stamp;          /* (n_flows) */
     uint32_t *comp_links, n_comp_links;           /* (n_links) */
     uint32_t *comp_flows, n_comp_flows, *capped;  /* (n_flows) */
