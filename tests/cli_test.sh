@@ -118,9 +118,13 @@ check "run is deterministic" cmp -s "$tmp/run1/fct.csv" "$tmp/run2/fct.csv"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runq" --quiet --queue-trace-us 50 >/dev/null
 check "queue trace written" test "$(head -1 "$tmp/runq/queues.csv")" = "t_ns,chan,queue_bytes"
 check "queue trace samples the bottleneck" grep -q "^50000.000,1," "$tmp/runq/queues.csv"
-"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine flowsim 2>"$tmp/err" >/dev/null
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine parsimon 2>"$tmp/err" >/dev/null
 check "unavailable engine exits 2" test $? -eq 2
-check "unavailable engine named" grep -q "flowsim" "$tmp/err"
+check "unavailable engine named" grep -q "parsimon" "$tmp/err"
+"$bin" run "$src/examples/parking-lot-4hop.json" -o "$tmp/runfs" --quiet >"$tmp/fsout"
+check "flowsim run (the example's engine) exits 0" test $? -eq 0
+check "flowsim writes the summary" test -s "$tmp/runfs/summary.json"
+check "flowsim reports its work per event" grep -q "links and .* flows refilled per event" "$tmp/fsout"
 
 # --cc switches the congestion control (and its default preset: PFC on for dcqcn).
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runcc" --quiet --cc dcqcn --preset dcqcn.expert >"$tmp/runccout"
