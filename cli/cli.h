@@ -19,6 +19,14 @@ typedef struct cli_opts {
     const char *flows;    /* --flows FILE (inspect an existing flow file) */
     const char *engine;   /* --engine */
     double queue_trace_us; /* --queue-trace-us: sampling interval of queues.csv, 0 = none */
+    const char *tm;        /* --tm: throughput traffic matrix kind or file */
+    const char *method;    /* --method exact|approx */
+    const char *save_tm;   /* --save-tm FILE */
+    double eps;            /* --eps */
+    double skew;           /* --skew: fraction of large flows for the skewed TM */
+    uint32_t relative;     /* --relative N: random instances */
+    int is_cuts;           /* --cuts */
+    int is_quick;          /* --quick */
     const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
     const char *sets[64]; /* --set name=value */
@@ -67,6 +75,8 @@ int cmd_demo(int argc, char **argv);
 int cmd_export_topo(int argc, char **argv);
 int cmd_params(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_throughput(int argc, char **argv);
+int cmd_topo_bench(int argc, char **argv);
 
 /* Prints the help of one subcommand; returns 0, or EXIT_INPUT if unknown. */
 int cli_help(const char *cmd);

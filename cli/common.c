@@ -45,8 +45,9 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             fprintf(stderr, "tailor %s: unknown option '%s' (see 'tailor help %s')\n", cmd, a, cmd);
             return EXIT_INPUT;
         }
-        if (strcmp(name, "quiet") == 0) {
-            o->is_quiet = 1;
+        if (strcmp(name, "quiet") == 0 || strcmp(name, "cuts") == 0 || strcmp(name, "quick") == 0) {
+            *(strcmp(name, "quiet") == 0 ? &o->is_quiet
+                                         : strcmp(name, "cuts") == 0 ? &o->is_cuts : &o->is_quick) = 1;
             continue;
         }
         if (i + 1 >= argc) {
@@ -67,6 +68,28 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->preset = v;
         } else if (strcmp(name, "engine") == 0) {
             o->engine = v;
+        } else if (strcmp(name, "tm") == 0) {
+            o->tm = v;
+        } else if (strcmp(name, "method") == 0) {
+            o->method = v;
+        } else if (strcmp(name, "save-tm") == 0) {
+            o->save_tm = v;
+        } else if (strcmp(name, "eps") == 0 || strcmp(name, "skew") == 0) {
+            double x = strtod(v, &end);
+            if (*end || end == v || !(x > 0 && x <= 1)) {
+                fprintf(stderr, "tailor %s: --%s expects a number in (0, 1], found '%s'\n", cmd,
+                        name, v);
+                return EXIT_INPUT;
+            }
+            *(strcmp(name, "eps") == 0 ? &o->eps : &o->skew) = x;
+        } else if (strcmp(name, "relative") == 0) {
+            long x = strtol(v, &end, 10);
+            if (*end || end == v || x < 2 || x > 1000) {
+                fprintf(stderr, "tailor %s: --relative expects 2..1000 random instances, found '%s'\n",
+                        cmd, v);
+                return EXIT_INPUT;
+            }
+            o->relative = (uint32_t)x;
         } else if (strcmp(name, "queue-trace-us") == 0) {
             double us = strtod(v, &end);
             if (*end || end == v || !(us > 0)) {

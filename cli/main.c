@@ -45,6 +45,25 @@ static const struct {
      "tailor export-topo [SCENARIO] -o FILE [--format parsimon|ns3] [--quiet]\n"
      "  --format  parsimon (default: {nodes, links} JSON, bandwidth bit/s, delay ns) or ns3\n"
      "            (HPCC topology.txt). Both load back as a scenario topology of type \"file\".\n"},
+    {"throughput", cmd_throughput, "max-concurrent-flow throughput of a topology under a traffic matrix",
+     "tailor throughput TOPOLOGY [--tm KIND|FILE] [--method exact|approx] [--eps E] [--seed N]\n"
+     "                  [--skew F] [--cuts] [--relative N] [--save-tm FILE] [--quiet]\n"
+     "  TOPOLOGY  a family (jellyfish:switches=100,degree=8,servers=4; fat_tree:k=8;\n"
+     "            flattened_butterfly:k=5,n=2,servers=5; hypercube, hyperx, dragonfly, slimfly,\n"
+     "            bcube, dcell, longhop, leaf_spine, fabric: docs/throughput.md), a scenario or\n"
+     "            Parsimon JSON file, or an ns-3 topology.txt\n"
+     "  --tm      all-to-all, random-matching, longest-matching (default), kodialam, skewed\n"
+     "            (--skew F: fraction of flows weighted 10, default 0.1) or a file of\n"
+     "            'src dst demand' lines (node ids)\n"
+     "  --method  exact (GLPK LP, default) or approx (certified within --eps, default 0.02)\n"
+     "  --cuts    also sparsest cut and bisection bandwidth\n"
+     "  --relative N  relative throughput against N same-equipment random graphs\n"},
+    {"topo-bench", cmd_topo_bench, "compare topology families (the throughput paper's Figures 5-6, Table I)",
+     "tailor topo-bench [-o DIR] [--quick] [--relative N] [--eps E] [--seed N] [--quiet]\n"
+     "  Every family at sizes up to ~1,000 servers under all-to-all, random matching and\n"
+     "  longest matching, relative to N same-equipment random graphs (default 3; --quick: the\n"
+     "  smallest size only, N = 2). Writes DIR/topo-bench.csv, topo-bench.png, table.md\n"
+     "  (default DIR out/topo-bench).\n"},
     {"params", cmd_params, "list every tunable parameter (name, unit, default, range)",
      "tailor params [--markdown | --cc-markdown]\n"
      "  Prints the parameter registry and presets; --markdown writes docs/parameters.md,\n"

@@ -144,6 +144,112 @@ typedef struct tl_twodc_params {
 } tl_twodc_params;
 tl_topo *tl_topo_two_dc(const tl_twodc_params *p, tl_err *err);
 
+/* ---- throughput families (topology-throughput.txt) ---- */
+
+/* The ten families of topology-throughput.txt §III-A.3 besides the fat tree, and
+ * the same-equipment random graph of §IV that normalises their throughput. Every
+ * link (switch-switch, host-switch and, in server-centric networks, host-host)
+ * runs at link_bps (10 Gb/s when 0) with a 1 us delay. In the direct networks
+ * (all but BCube and DCell) each switch has servers_per_switch hosts; node ids are
+ * hosts first (host i of switch s is s*servers_per_switch + i), then switches in
+ * the family's own order; host links come first, then switch links. Each returns a
+ * finished topology, or NULL with err naming the bad parameter (TL_ERANGE for a
+ * value out of range, TL_EINVAL for an impossible combination). Costs are linear
+ * in the number of links unless stated. */
+
+/* Jellyfish (Singla et al., NSDI'12): a random degree-regular graph of n_switches
+ * switches with `degree` network ports each, simple and connected, drawn from
+ * (seed, "jellyfish") by random pairing, edge-swap repair and 10 edge switches per
+ * link (near-uniform; gen_random.c). The same seed gives the same link list. Needs
+ * 1 <= degree < n_switches, n_switches*degree even, and degree >= 2 unless
+ * n_switches == 2. Cost: linear in links, a few microseconds each. */
+tl_topo *tl_topo_jellyfish(uint32_t n_switches, uint32_t degree, uint32_t servers_per_switch,
+                           uint64_t seed, uint64_t link_bps, tl_err *err);
+
+/* Hypercube: 2^dim switches, switch u linked to u ^ (1 << i) for i < dim (dim >= 1). */
+tl_topo *tl_topo_hypercube(uint32_t dim, uint32_t servers_per_switch, uint64_t link_bps,
+                           tl_err *err);
+
+/* Flattened butterfly (Kim, Dally, Abts, ISCA'07): k^n_dims switches, each a
+ * base-k vector of n_dims digits, linked to every switch that differs in exactly
+ * one digit (network degree n_dims*(k-1)). Kim et al.'s k-ary n-flat has
+ * n_dims = n - 1: the paper's "5-ary 3-stage" example, 25 switches and 125
+ * servers, is tl_topo_flattened_butterfly(5, 2, 5, ...). k >= 2, n_dims >= 1. */
+tl_topo *tl_topo_flattened_butterfly(uint32_t k, uint32_t n_dims, uint32_t servers_per_switch,
+                                     uint64_t link_bps, tl_err *err);
+
+/* HyperX (Ahn et al., SC'09): the Hamming graph K_sizes[0] x ... x
+ * K_sizes[n_dims-1], each pair of switches differing in one coordinate joined by
+ * `multiplicity` parallel links. Coordinate 0 varies fastest in switch ids.
+ * sizes[i] >= 2, n_dims >= 1, multiplicity >= 1. */
+tl_topo *tl_topo_hyperx(const uint32_t *sizes, uint32_t n_dims, uint32_t multiplicity,
+                        uint32_t servers_per_switch, uint64_t link_bps, tl_err *err);
+
+/* Dragonfly (Kim, Dally, Scott, Abts, ISCA'08): g = a*h + 1 groups of `a`
+ * switches, fully meshed inside a group; p servers and h global links per switch;
+ * every pair of groups joined by exactly one global link, the links of a group
+ * handed to its switches round-robin (gen_families.c gives the exact rule).
+ * Switch r of group i has id n_hosts + i*a + r, and group i is pod i. */
+tl_topo *tl_topo_dragonfly(uint32_t a, uint32_t p, uint32_t h, uint64_t link_bps, tl_err *err);
+
+/* Slim Fly (Besta and Hoefler, SC'14): the McKay-Miller-Siran graph for a prime
+ * q = 4w + delta, delta in {-1, 0, 1}: 2q^2 switches of network degree
+ * (3q - delta)/2, diameter 2. Switch (0,x,y) has index x*q + y, (1,m,c) has
+ * q^2 + m*q + c. Prime powers (which need GF(p^n)) are refused. */
+tl_topo *tl_topo_slimfly(uint32_t q, uint32_t servers_per_switch, uint64_t link_bps, tl_err *err);
+
+/* BCube_k (Guo et al., SIGCOMM'09) of n-port switches: n^(k+1) servers, hosts
+ * with k+1 links each, and k+1 levels of n^k switches; the level-l switch of a
+ * server joins the n servers whose base-n addresses differ only in digit l.
+ * Hosts are ids 0..n^(k+1)-1 (their address), then switches level by level; a
+ * host's first link is to its level-0 switch, its rack. n >= 2. */
+tl_topo *tl_topo_bcube(uint32_t n, uint32_t k, uint64_t link_bps, tl_err *err);
+
+/* DCell_k (Guo et al., SIGCOMM'08) built from DCell_0 = n servers on one switch:
+ * DCell_l joins t_{l-1} + 1 copies of DCell_{l-1} (t_l servers), copies i < j by
+ * the server link [i, j-1] - [j, i]. Servers are hosts with k+1 links (their
+ * DCell_0 switch first, then one per level); hosts are ids 0..t_k-1, switch s
+ * (serving hosts s*n .. s*n+n-1) is t_k + s. n >= 2. */
+tl_topo *tl_topo_dcell(uint32_t n, uint32_t k, uint64_t link_bps, tl_err *err);
+
+/* Long Hop (Tomic, ANCS'13): a Cayley graph of Z_2^dim on 2^dim switches whose
+ * generators are the unit vectors and the parity columns of a shortened
+ * [dim + r, dim, 3] Hamming code, r the least with 2^r - r - 1 >= dim, so the
+ * network degree is dim + r (gen_families.c states the rule and its source).
+ * Connected, simple and regular; dim in 3..30. */
+tl_topo *tl_topo_longhop(uint32_t dim, uint32_t servers_per_switch, uint64_t link_bps,
+                         tl_err *err);
+
+/* Same-equipment random graph (topology-throughput.txt §IV): a random graph with
+ * t's switches, each with the same number of switch-to-switch links (parallel
+ * links counted) of the same (rate, delay) as in t, and the same single-homed
+ * hosts with their own link rate and delay. Links of different (rate, delay) are
+ * paired separately, so each switch keeps its mix. Connected, and simple unless
+ * parallel links are unavoidable: the degree sequence, or that of one (rate, delay)
+ * class, fails Erdos-Gallai (a HyperX whose multiplicity exceeds what distinct
+ * neighbours can carry; tl_topo_two_dc's WAN links, all between its two border
+ * switches), or, with several classes, 16 draws found no simple graph.
+ * Server-centric inputs (hosts with several links, BCube and DCell) are handled by
+ * treating each such host as a switch carrying one server, whose host link takes
+ * the rate and delay of the host's first link; the result then has more nodes than
+ * t. Failed links of t count as equipment; the result has none. Drawn like
+ * Jellyfish, from (seed, "same_equipment"); the same seed gives the same link
+ * list. Node ids: hosts first, grouped by switch, then switches in t's id order
+ * (t's switches and multi-homed hosts). TL_EINVAL when no connected graph exists
+ * (a switch without switch links, fewer than n-1 links, two hosts linked with no
+ * switch). */
+tl_topo *tl_topo_same_equipment(const tl_topo *t, uint64_t seed, tl_err *err);
+
+/* A topology named in one line: "family:key=value,...". Families and keys:
+ * fat_tree (k, servers), leaf_spine (leaves, spines, servers), fabric (pods,
+ * racks, servers, planes, spines), jellyfish (switches, degree, servers,
+ * seed), hypercube (dim, servers), flattened_butterfly (k, n, servers), hyperx
+ * (sizes=AxBx..., multiplicity, servers), dragonfly (a, p, h), slimfly (q,
+ * servers), bcube (n, k), dcell (n, k), longhop (dim, servers); every family
+ * also takes link_bps (default 10 Gb/s; fat_tree and leaf_spine 100 Gb/s).
+ * seed is used where the spec gives none. */
+tl_topo *tl_topo_from_spec(const char *spec, uint64_t seed, tl_err *err);
+
 /* ---- files ---- */
 
 /* Parsimon JSON: {"nodes":[{"id":0,"kind":"Host"|"Switch"}],

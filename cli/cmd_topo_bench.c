@@ -1,0 +1,220 @@
+/* tailor topo-bench [-o DIR] [--quick]: the paper's topology comparison
+ * (topology-throughput.txt §IV, Figures 5-6, Table I): every family at
+ * several sizes up to about 1,000 servers, throughput under all-to-all,
+ * random matching and longest matching, relative to same-equipment random
+ * graphs. Writes DIR/topo-bench.csv, DIR/topo-bench.png (gnuplot) and
+ * DIR/table.md, the relative throughput at each family's largest size. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "tailor/fileio.h"
+#include "tailor/throughput.h"
+
+typedef struct cfg {
+    const char *family, *spec;
+    int is_quick; /* part of the quick sweep */
+} cfg;
+
+/* Sizes chosen so every family reaches 500-1,000 servers at its largest. */
+static const cfg configs[] = {
+    {"fat tree", "fat_tree:k=8,link_bps=10Gbps", 1},
+    {"fat tree", "fat_tree:k=12,link_bps=10Gbps", 0},
+    {"fat tree", "fat_tree:k=16,link_bps=10Gbps", 0},
+    {"jellyfish", "jellyfish:switches=32,degree=6,servers=4", 1},
+    {"jellyfish", "jellyfish:switches=128,degree=8,servers=4", 0},
+    {"jellyfish", "jellyfish:switches=256,degree=8,servers=4", 0},
+    {"hypercube", "hypercube:dim=5,servers=4", 1},
+    {"hypercube", "hypercube:dim=7,servers=4", 0},
+    {"hypercube", "hypercube:dim=8,servers=4", 0},
+    {"flattened butterfly", "flattened_butterfly:k=5,n=2,servers=5", 1},
+    {"flattened butterfly", "flattened_butterfly:k=8,n=2,servers=8", 0},
+    {"flattened butterfly", "flattened_butterfly:k=6,n=3,servers=4", 0},
+    {"hyperx", "hyperx:sizes=4x4,servers=4", 1},
+    {"hyperx", "hyperx:sizes=4x4x4,servers=4", 0},
+    {"hyperx", "hyperx:sizes=6x6x6,servers=4", 0},
+    {"dragonfly", "dragonfly:a=4,p=2,h=2", 1},
+    {"dragonfly", "dragonfly:a=6,p=3,h=3", 0},
+    {"dragonfly", "dragonfly:a=8,p=4,h=4", 0},
+    {"slim fly", "slimfly:q=5,servers=4", 1},
+    {"slim fly", "slimfly:q=7,servers=5", 0},
+    {"slim fly", "slimfly:q=11,servers=4", 0},
+    {"bcube", "bcube:n=4,k=1", 1},
+    {"bcube", "bcube:n=8,k=1", 0},
+    {"bcube", "bcube:n=8,k=2", 0},
+    {"dcell", "dcell:n=4,k=1", 1},
+    {"dcell", "dcell:n=4,k=2", 0},
+    {"dcell", "dcell:n=5,k=2", 0},
+    {"long hop", "longhop:dim=5,servers=4", 1},
+    {"long hop", "longhop:dim=7,servers=4", 0},
+    {"long hop", "longhop:dim=8,servers=4", 0},
+};
+#define N_CONFIGS (sizeof configs / sizeof *configs)
+static const tl_tm_kind kinds[] = {TL_TM_ALL_TO_ALL, TL_TM_RANDOM_MATCHING, TL_TM_LONGEST_MATCHING};
+
+tl_topo *cli_topology(const char *arg, uint64_t seed, tl_err *err);
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct row {
+    const cfg *c;
+    uint32_t servers, switches;
+    tl_rel_tput rel[3];
+} row;
+
+static int write_plot(const char *dir, tl_err *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/topo-bench.gp", dir);
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
+    if (!f)
+        return err->code;
+    fprintf(f,
+            "# gnuplot script written by tailor topo-bench: relative throughput vs servers\n"
+            "set terminal pngcairo size 1500,480 font ',10'\n"
+            "set output '%s/topo-bench.png'\n"
+            "set datafile separator ','\n"
+            "set multiplot layout 1,3\n"
+            "set xlabel 'servers'; set ylabel 'relative throughput'; set grid\n"
+            "set key bottom left font ',8'\n"
+            "families = 'fat_tree jellyfish hypercube flattened_butterfly hyperx dragonfly "
+            "slimfly bcube dcell longhop'\n",
+            dir);
+    static const char *const cols[] = {"all-to-all", "random matching", "longest matching"};
+    for (int k = 0; k < 3; k++)
+        fprintf(f,
+                "set title '%s'; set yrange [0:1.4]\n"
+                "plot for [fam in families] '%s/topo-bench.csv' using "
+                "(strcol(2) eq fam ? $4 : 1/0):%d with linespoints title fam\n",
+                cols[k], dir, 9 + 4 * k);
+    fprintf(f, "unset multiplot\n");
+    int rc = tl_afile_commit(&af, err);
+    if (rc)
+        return rc;
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "tailor topo-bench: gnuplot failed or is missing; the CSV is complete\n");
+    return 0;
+}
+
+int cmd_topo_bench(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, "topo-bench", "o,quick,seed,relative,eps,quiet", &o);
+    if (rc)
+        return rc;
+    const char *dir = o.out ? o.out : "out/topo-bench";
+    uint32_t n_inst = o.relative ? o.relative : (o.is_quick ? 2 : 3);
+    double eps = o.eps > 0 ? o.eps : 0.05;
+    uint64_t seed = o.seed >= 0 ? (uint64_t)o.seed : 1;
+    char mk[1200];
+    snprintf(mk, sizeof mk, "mkdir -p '%s'", dir);
+    if (system(mk) != 0) {
+        fprintf(stderr, "tailor topo-bench: cannot create %s\n", dir);
+        return EXIT_RUN;
+    }
+    tl_err err;
+    tl_err_clear(&err);
+    row rows[N_CONFIGS];
+    size_t n_rows = 0;
+    double t0 = now_s();
+    for (size_t i = 0; i < N_CONFIGS && !rc; i++) {
+        if (o.is_quick && !configs[i].is_quick)
+            continue;
+        tl_topo *t = cli_topology(configs[i].spec, seed, &err);
+        if (!t) {
+            rc = err.code;
+            break;
+        }
+        tl_tgraph g;
+        if ((rc = tl_tgraph_from_topo(&g, t, 0, &err))) {
+            tl_topo_destroy(t);
+            break;
+        }
+        row *r = &rows[n_rows++];
+        r->c = &configs[i];
+        r->servers = tl_tgraph_n_servers(&g);
+        r->switches = g.n_nodes;
+        tl_tgraph_fini(&g);
+        for (int k = 0; k < 3 && !rc; k++)
+            rc = tl_relative_throughput(t, kinds[k], 0, 0, eps, n_inst, seed, &r->rel[k], &err);
+        tl_topo_destroy(t);
+        if (!o.is_quiet && !rc)
+            fprintf(stderr, "[topo-bench] %-44s %5u servers  relative %.3f %.3f %.3f  (%.0f s)\n",
+                    configs[i].spec, r->servers, r->rel[0].relative, r->rel[1].relative,
+                    r->rel[2].relative, now_s() - t0);
+    }
+    if (rc) {
+        cli_print_err("topo-bench", &err);
+        return cli_exit_code(&err);
+    }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/topo-bench.csv", dir);
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, &err);
+    if (!f) {
+        cli_print_err("topo-bench", &err);
+        return cli_exit_code(&err);
+    }
+    fprintf(f, "family,family_key,spec,servers,nodes");
+    for (int k = 0; k < 3; k++)
+        fprintf(f, ",%s_throughput,%s_random_mean,%s_random_ci95,%s_relative", tl_tm_kind_names[kinds[k]],
+                tl_tm_kind_names[kinds[k]], tl_tm_kind_names[kinds[k]], tl_tm_kind_names[kinds[k]]);
+    fprintf(f, "\n");
+    for (size_t i = 0; i < n_rows; i++) {
+        char key[64], spec[128];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(rows[i].c->spec, ":"), rows[i].c->spec);
+        snprintf(spec, sizeof spec, "%s", rows[i].c->spec);
+        for (char *p = spec; *p; p++)
+            if (*p == ',')
+                *p = ';'; /* keep the CSV (and gnuplot) free of quoted fields */
+        fprintf(f, "%s,%s,%s,%u,%u", rows[i].c->family, key, spec, rows[i].servers, rows[i].switches);
+        for (int k = 0; k < 3; k++)
+            fprintf(f, ",%.6g,%.6g,%.4g,%.4f", rows[i].rel[k].tput, rows[i].rel[k].random_mean,
+                    rows[i].rel[k].random_ci95, rows[i].rel[k].relative);
+        fprintf(f, "\n");
+    }
+    if ((rc = tl_afile_commit(&af, &err)) || (rc = write_plot(dir, &err))) {
+        cli_print_err("topo-bench", &err);
+        return cli_exit_code(&err);
+    }
+    /* Table I: relative throughput at each family's largest size. */
+    snprintf(path, sizeof path, "%s/table.md", dir);
+    f = tl_afile_open(&af, path, &err);
+    if (!f) {
+        cli_print_err("topo-bench", &err);
+        return cli_exit_code(&err);
+    }
+    printf("relative throughput at the largest size tested (%u random instances, eps %.2g):\n",
+           n_inst, eps);
+    printf("%-22s %8s %12s %12s %12s\n", "family", "servers", "all-to-all", "random match",
+           "longest match");
+    fprintf(f, "| family | servers | all-to-all | random matching | longest matching |\n"
+               "| --- | --- | --- | --- | --- |\n");
+    for (size_t i = 0; i < n_rows; i++) {
+        if (i + 1 < n_rows && strcmp(rows[i + 1].c->family, rows[i].c->family) == 0)
+            continue;
+        printf("%-22s %8u %11.0f%% %11.0f%% %11.0f%%\n", rows[i].c->family, rows[i].servers,
+               rows[i].rel[0].relative * 100, rows[i].rel[1].relative * 100,
+               rows[i].rel[2].relative * 100);
+        fprintf(f, "| %s | %u | %.0f%% | %.0f%% | %.0f%% |\n", rows[i].c->family, rows[i].servers,
+                rows[i].rel[0].relative * 100, rows[i].rel[1].relative * 100,
+                rows[i].rel[2].relative * 100);
+    }
+    if ((rc = tl_afile_commit(&af, &err))) {
+        cli_print_err("topo-bench", &err);
+        return cli_exit_code(&err);
+    }
+    printf("wrote %s/topo-bench.csv, topo-bench.png, table.md in %.1f s\n", dir, now_s() - t0);
+    return 0;
+}

@@ -1,0 +1,190 @@
+/* Exact throughput (topology-throughput.txt §II-A): the maximum concurrent flow
+ * LP in its source-aggregated arc form, solved by GLPK's simplex. Aggregating
+ * by source is exact (flows of one source to many sinks need not be told
+ * apart) and never larger than topobench's per-commodity form; unlike
+ * topobench's path-length pruning (notes A1) nothing is restricted.
+ *
+ *   maximize t  subject to, for every source s and node v,
+ *     sum_{a out of v} f_{s,a} - sum_{a into v} f_{s,a} = t D_s      (v = s, D_s = sum_w d(s,w))
+ *                                                       = -t d(s,v)   (v a sink of s)
+ *                                                       = 0           (otherwise)
+ *   and for every arc a: sum_s f_{s,a} <= cap(a);  f >= 0, t >= 0.
+ *
+ * One conservation row of each source is implied by the others; it is kept
+ * (GLPK's presolver removes it) so the rows read as the formulation. */
+#include "tailor/throughput.h"
+
+#include <glpk.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "throughput/throughput_int.h"
+
+/* GLPK indexes rows, columns and nonzeros with int: the LP must fit. */
+static int lp_size(const tl_tput_net *net, const tl_tput_dem *dm, size_t *rows, size_t *cols,
+                   size_t *nnz, tl_err *err)
+{
+    size_t r, c, z, t;
+    int over = __builtin_mul_overflow((size_t)dm->n_src, (size_t)net->n, &r) ||
+               __builtin_add_overflow(r, (size_t)net->n_arcs, &r) ||
+               __builtin_mul_overflow((size_t)dm->n_src, (size_t)net->n_arcs, &c) ||
+               __builtin_add_overflow(c, (size_t)1, &c) ||
+               __builtin_mul_overflow(c - 1, (size_t)3, &z) ||
+               __builtin_add_overflow((size_t)dm->n_src, dm->n_pairs, &t) ||
+               __builtin_add_overflow(z, t, &z);
+    if (over || r >= INT_MAX || c >= INT_MAX || z >= INT_MAX - 1)
+        return tl_err_set(err, TL_ERANGE, "the exact LP would have %u sources x %u arcs "
+                          "variables, more than GLPK can index; use tl_throughput_approx",
+                          dm->n_src, net->n_arcs);
+    *rows = r, *cols = c, *nnz = z;
+    return 0;
+}
+
+static const char *glpk_ret_name(int ret)
+{
+    switch (ret) {
+    case GLP_EBADB: return "invalid initial basis";
+    case GLP_ESING: return "singular basis";
+    case GLP_ECOND: return "ill-conditioned basis";
+    case GLP_EBOUND: return "invalid bounds";
+    case GLP_EFAIL: return "solver failure";
+    case GLP_EOBJLL: case GLP_EOBJUL: return "objective limit reached";
+    case GLP_EITLIM: return "iteration limit";
+    case GLP_ETMLIM: return "time limit";
+    case GLP_ENOPFS: return "no primal feasible solution";
+    case GLP_ENODFS: return "no dual feasible solution";
+    default: return "unknown failure";
+    }
+}
+
+static const char *glpk_status_name(int st)
+{
+    switch (st) {
+    case GLP_OPT: return "optimal";
+    case GLP_FEAS: return "feasible, not proven optimal";
+    case GLP_INFEAS: return "infeasible";
+    case GLP_NOFEAS: return "no feasible solution";
+    case GLP_UNBND: return "unbounded";
+    default: return "undefined";
+    }
+}
+
+int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->method, sizeof out->method, "exact-lp");
+    double t0 = tl_tput_now_s();
+    tl_tput_net net;
+    tl_tput_dem dm;
+    int rc = tl_tput_prepare(g, tm, &net, &dm, err);
+    if (rc != 0)
+        return rc;
+    glp_prob *lp = NULL;
+    int *ia = NULL, *ja = NULL;
+    double *ar = NULL;
+    size_t rows = 0, cols = 0, nnz = 0;
+    rc = lp_size(&net, &dm, &rows, &cols, &nnz, err);
+    if (rc != 0)
+        goto done;
+
+    /* Demands scaled to max 1 and capacities to max 1 keep GLPK's tolerances
+     * meaningful whatever the units; t is scaled back at the end. */
+    double d_max = 0, c_max = 0;
+    for (size_t j = 0; j < dm.n_pairs; j++)
+        d_max = fmax(d_max, dm.d[j]);
+    for (uint32_t a = 0; a < net.n_arcs; a++)
+        c_max = fmax(c_max, net.cap[a]);
+
+    ia = malloc((nnz + 1) * sizeof *ia);
+    ja = malloc((nnz + 1) * sizeof *ja);
+    ar = malloc((nnz + 1) * sizeof *ar);
+    lp = glp_create_prob();
+    if (!ia || !ja || !ar) {
+        rc = tl_err_nomem(err);
+        goto done;
+    }
+    glp_set_obj_dir(lp, GLP_MAX);
+    glp_add_rows(lp, (int)rows);
+    glp_add_cols(lp, (int)cols);
+    /* Rows: conservation of source i at node v is row i * n + v + 1; the
+     * capacity row of arc a is n_src * n + a + 1. Columns: f_{i,a} is
+     * i * n_arcs + a + 1; t is the last. */
+    const int row_cap0 = (int)(dm.n_src * (size_t)net.n);
+    const int col_t = (int)cols;
+    for (int r = 1; r <= row_cap0; r++)
+        glp_set_row_bnds(lp, r, GLP_FX, 0.0, 0.0);
+    for (uint32_t a = 0; a < net.n_arcs; a++)
+        glp_set_row_bnds(lp, row_cap0 + (int)a + 1, GLP_UP, 0.0, net.cap[a] / c_max);
+    for (int c = 1; c < col_t; c++)
+        glp_set_col_bnds(lp, c, GLP_LO, 0.0, 0.0);
+    glp_set_col_bnds(lp, col_t, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(lp, col_t, 1.0);
+
+    size_t k = 0;
+    for (uint32_t i = 0; i < dm.n_src; i++) {
+        int base_row = (int)(i * (size_t)net.n);
+        int base_col = (int)(i * (size_t)net.n_arcs);
+        for (uint32_t a = 0; a < net.n_arcs; a++) {
+            int c = base_col + (int)a + 1;
+            k++, ia[k] = base_row + (int)net.tail[a] + 1, ja[k] = c, ar[k] = 1.0;
+            k++, ia[k] = base_row + (int)net.head[a] + 1, ja[k] = c, ar[k] = -1.0;
+            k++, ia[k] = row_cap0 + (int)a + 1, ja[k] = c, ar[k] = 1.0;
+        }
+        /* out - in - t * (D_s at s, -d at sinks) = 0 */
+        double d_src = 0;
+        for (uint32_t j = dm.off[i]; j < dm.off[i + 1]; j++) {
+            double d = dm.d[j] / d_max;
+            d_src += d;
+            k++, ia[k] = base_row + (int)dm.dst[j] + 1, ja[k] = col_t, ar[k] = d;
+        }
+        k++, ia[k] = base_row + (int)dm.src[i] + 1, ja[k] = col_t, ar[k] = -d_src;
+    }
+    glp_load_matrix(lp, (int)k, ia, ja, ar);
+    free(ia), free(ja), free(ar);
+    ia = ja = NULL, ar = NULL;
+
+    /* GLPK writes progress to stdout unless told not to; the library never
+     * prints (STYLE.md), so terminal output is off for the call and restored. */
+    int old_term = glp_term_out(GLP_OFF);
+    glp_scale_prob(lp, GLP_SF_AUTO);
+    glp_smcp parm;
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    parm.presolve = GLP_ON;
+    const char *M = getenv("LPM");
+    int ret, status;
+    if (M && M[0] == 'i') {
+        glp_iptcp ip; glp_init_iptcp(&ip); ip.msg_lev = GLP_MSG_OFF;
+        if (M[1] == 'a') { ip.ord_alg = GLP_ORD_AMD; }
+        if (M[1] == 's') { ip.ord_alg = GLP_ORD_SYMAMD; }
+        if (M[1] == 'n') { ip.ord_alg = GLP_ORD_NONE; }
+        ret = glp_interior(lp, &ip);
+        status = ret == 0 ? glp_ipt_status(lp) : GLP_UNDEF;
+    } else {
+        if (M && M[0] == 'd') parm.meth = GLP_DUALP;
+        if (M && M[0] == 'D') parm.meth = GLP_DUAL;
+        if (M && M[1] == 'p') parm.pricing = GLP_PT_STD;
+        ret = glp_simplex(lp, &parm);
+        status = ret == 0 ? glp_get_status(lp) : GLP_UNDEF;
+    }
+    glp_term_out(old_term);
+    if (ret != 0 || status != GLP_OPT) {
+        rc = tl_err_set(err, TL_EINVAL, "GLPK simplex did not reach an optimum (%s; status %s) "
+                        "on an LP of %zu rows x %zu columns", ret ? glpk_ret_name(ret) : "ok",
+                        glpk_status_name(status), rows, cols);
+        goto done;
+    }
+    double t = (M && M[0]=='i' ? glp_ipt_obj_val(lp) : glp_get_obj_val(lp)) * c_max / d_max;
+    out->throughput = out->lower = out->upper = t;
+    out->lp_rows = rows;
+    out->lp_cols = cols;
+    out->iterations = (uint64_t)glp_get_it_cnt(lp);
+done:
+    if (lp)
+        glp_delete_prob(lp);
+    free(ia), free(ja), free(ar);
+    tl_tput_dem_fini(&dm);
+    tl_tput_net_fini(&net);
+    out->seconds = tl_tput_now_s() - t0;
+    return rc;
+}
