@@ -80,7 +80,7 @@ static int write_plot(const char *dir, tl_err *err)
         return err->code;
     fprintf(f,
             "# gnuplot script written by tailor topo-bench: relative throughput vs servers\n"
-            "set terminal pngcairo size 1500,480 font ',10'\n"
+            "set terminal pngcairo size 1500,480 font ',10' noenhanced\n"
             "set output '%s/topo-bench.png'\n"
             "set datafile separator ','\n"
             "set multiplot layout 1,3\n"
@@ -92,7 +92,7 @@ static int write_plot(const char *dir, tl_err *err)
     static const char *const cols[] = {"all-to-all", "random matching", "longest matching"};
     for (int k = 0; k < 3; k++)
         fprintf(f,
-                "set title '%s'; set yrange [0:1.4]\n"
+                "set title '%s'; set yrange [0:*]\n"
                 "plot for [fam in families] '%s/topo-bench.csv' using "
                 "(strcol(2) eq fam ? $4 : 1/0):%d with linespoints title fam\n",
                 cols[k], dir, 9 + 4 * k);

@@ -133,6 +133,27 @@ check "dcqcn incast finishes every flow without drops" grep -q "16/16 flows done
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runcc2" --quiet --cc cubic 2>"$tmp/err" >/dev/null
 check "unknown --cc exits 2" test $? -eq 2
 
+# throughput: the paper's flattened-butterfly example and errors.
+"$bin" throughput "flattened_butterfly:k=5,n=2,servers=5" --tm longest-matching --cuts --save-tm "$tmp/lm.tm" >"$tmp/tput"
+check "throughput exits 0" test $? -eq 0
+check "throughput of the FB example" grep -q "^throughput: 0.5 " "$tmp/tput"
+check "sparsest cut of the FB example" grep -q "^sparsest cut: 0.6 " "$tmp/tput"
+"$bin" throughput "flattened_butterfly:k=5,n=2,servers=5" --tm "$tmp/lm.tm" >"$tmp/tput2"
+check "a saved TM reproduces the result" grep -q "^throughput: 0.5 " "$tmp/tput2"
+"$bin" throughput "jellyfish:switches=40,degree=5,servers=2" --tm all-to-all --method approx --eps 0.05 >"$tmp/tput3"
+check "approx reports its certified gap" grep -q "certified within" "$tmp/tput3"
+"$bin" throughput "dragonfy:a=4,p=2,h=2" 2>"$tmp/err" >/dev/null
+check "unknown family exits 2" test $? -eq 2
+check "unknown family suggests" grep -q "did you mean 'dragonfly'" "$tmp/err"
+printf '0 1 1\n0 999 1\n' >"$tmp/bad.tm"
+"$bin" throughput "hypercube:dim=3,servers=1" --tm "$tmp/bad.tm" 2>"$tmp/err" >/dev/null
+check "TM naming a missing node exits 2" test $? -eq 2
+check "TM error names the line" grep -q "bad.tm:2:1: node 999 does not exist" "$tmp/err"
+"$bin" topo-bench --quick -o "$tmp/tb" --quiet >"$tmp/tbout"
+check "topo-bench --quick exits 0" test $? -eq 0
+check "topo-bench writes the CSV" test "$(wc -l <"$tmp/tb/topo-bench.csv")" -eq 11
+check "topo-bench writes Table I" grep -q "| jellyfish |" "$tmp/tb/table.md"
+
 # Every example parses and inspects (small ones fully).
 for f in default incast-16to1 parking-lot-4hop fattree-k8-permutation two-dc; do
     "$bin" inspect "$src/examples/$f.json" --quiet >/dev/null 2>"$tmp/err"

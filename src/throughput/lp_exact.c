@@ -140,6 +140,9 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
         k++, ia[k] = base_row + (int)dm.src[i] + 1, ja[k] = col_t, ar[k] = -d_src;
     }
     glp_load_matrix(lp, (int)k, ia, ja, ar);
+    if (getenv("LPNOSRC"))
+        for (uint32_t i = 0; i < dm.n_src; i++)
+            glp_set_row_bnds(lp, (int)(i * (size_t)net.n) + (int)dm.src[i] + 1, GLP_FR, 0, 0);
     free(ia), free(ja), free(ar);
     ia = ja = NULL, ar = NULL;
 
@@ -151,6 +154,7 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
     parm.presolve = GLP_ON;
+    if (getenv("LPNOPRE")) { parm.presolve = GLP_OFF; glp_adv_basis(lp, 0); }
     const char *M = getenv("LPM");
     int ret, status;
     if (M && M[0] == 'i') {
