@@ -14,23 +14,15 @@
 #include "benchutil.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
-#include "tailor/spec.h"
+#include "tailor/world.h"
 
-typedef struct world {
-    tl_scenario sc;
-    tl_topo *t;
-    tl_routes *r;
-    tl_flows f;
-} world;
+typedef tl_world world;
 
 static int world_make(world *w, const char *json)
 {
     tl_err err;
     tl_err_clear(&err);
-    if (tl_scenario_parse(&w->sc, json, "bench", NULL, &err) ||
-        !(w->t = tl_scenario_build_topo(&w->sc, &err)) ||
-        !(w->r = tl_routes_create(w->t, w->sc.seed, &err)) ||
-        tl_workload_generate(&w->sc.workload, w->t, w->r, w->sc.seed, 0, &w->f, NULL, &err)) {
+    if (tl_world_from_json(w, json, 0, &err)) {
         fprintf(stderr, "bench_pktsim: %s %s\n", err.path, err.msg);
         return 1;
     }
@@ -43,7 +35,7 @@ static double run_once(world *w, tl_pktsim_stats *st)
     tl_err err;
     tl_err_clear(&err);
     double t0 = bench_now_s();
-    tl_pktsim *s = tl_pktsim_create(w->t, w->r, &w->f, &w->sc.params, w->sc.cc, w->sc.seed, &err);
+    tl_pktsim *s = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed, &err);
     if (!s || tl_pktsim_run(s, 0, NULL, &err)) {
         fprintf(stderr, "bench_pktsim: %s\n", err.msg);
         exit(1);
@@ -115,20 +107,17 @@ static int bench_one(const char *which, unsigned long n, const char *cc, int rep
     /* One more run for the slowdowns (results are identical across runs). */
     tl_err err;
     tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, w.sc.cc, w.sc.seed, &err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &err);
     tl_summary sum;
     if (!s || tl_pktsim_run(s, 0, NULL, &err) ||
-        tl_summary_build(&sum, "pktsim", &w.f, tl_pktsim_results(s), &err)) {
+        tl_summary_build(&sum, "pktsim", &w.flows, tl_pktsim_results(s), &err)) {
         fprintf(stderr, "bench_pktsim: %s\n", err.msg);
         return 1;
     }
     memcpy(r->all, sum.all, sizeof r->all);
     tl_summary_fini(&sum);
     tl_pktsim_destroy(s);
-    tl_flows_fini(&w.f);
-    tl_routes_destroy(w.r);
-    tl_topo_destroy(w.t);
-    tl_scenario_fini(&w.sc);
+    tl_world_fini(&w);
     return 0;
 }
 

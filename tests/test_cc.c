@@ -10,42 +10,28 @@
 #include "pktsim/cc.h"
 #include "tailor/pktsim.h"
 #include "tailor/spec.h"
+#include "tailor/world.h"
 #include "testutil.h"
 
-typedef struct world {
-    tl_scenario sc;
-    tl_topo *t;
-    tl_routes *r;
-    tl_flows f;
-} world;
+/* The tests' scenarios: a world built from JSON, failing the test on error. */
+typedef tl_world world;
 
 static void world_make(world *w, const char *json)
 {
     tl_err err;
     tl_err_clear(&err);
-    if (tl_scenario_parse(&w->sc, json, "test", NULL, &err) != 0)
+    if (tl_world_from_json(w, json, 1, &err) != 0)
         fail_msg("scenario: %s at %s", err.msg, err.path);
-    w->t = tl_scenario_build_topo(&w->sc, &err);
-    assert_non_null(w->t);
-    w->r = tl_routes_create(w->t, w->sc.seed, &err);
-    assert_non_null(w->r);
-    if (tl_workload_generate(&w->sc.workload, w->t, w->r, w->sc.seed, 1, &w->f, NULL, &err))
-        fail_msg("workload: %s", err.msg);
 }
 
-static void world_free(world *w)
-{
-    tl_flows_fini(&w->f);
-    tl_routes_destroy(w->r);
-    tl_topo_destroy(w->t);
-    tl_scenario_fini(&w->sc);
-}
+static void world_free(world *w) { tl_world_fini(w); }
+
 
 static tl_pktsim *run(world *w, const tl_pktsim_control_fn ctl, void *ctx, int64_t every_ps)
 {
     tl_err err;
     tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w->t, w->r, &w->f, &w->sc.params, w->sc.cc, 1, &err);
+    tl_pktsim *s = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, 1, &err);
     if (!s)
         fail_msg("create: %s", err.msg);
     if (ctl)
@@ -334,9 +320,9 @@ static void permutation_90_no_deadlock(void **state)
         tl_pktsim *s = run(&w, NULL, NULL, 0);
         tl_pktsim_stats st;
         tl_pktsim_get_stats(s, &st);
-        if (st.n_flows_done != w.f.n || st.n_drops)
+        if (st.n_flows_done != w.flows.n || st.n_drops)
             fail_msg("%s: %llu/%zu flows done, %llu drops", all_ccs[c],
-                     (unsigned long long)st.n_flows_done, w.f.n, (unsigned long long)st.n_drops);
+                     (unsigned long long)st.n_flows_done, w.flows.n, (unsigned long long)st.n_drops);
         tl_pktsim_destroy(s);
         world_free(&w);
     }
@@ -362,11 +348,11 @@ static void fabric_workload_completes(void **state)
         tl_pktsim_stats st;
         tl_pktsim_get_stats(s, &st);
         uint64_t total = 0;
-        for (size_t i = 0; i < w.f.n; i++)
-            total += w.f.v[i].size_bytes;
-        if (st.n_flows_done != w.f.n || st.bytes_delivered != total)
+        for (size_t i = 0; i < w.flows.n; i++)
+            total += w.flows.v[i].size_bytes;
+        if (st.n_flows_done != w.flows.n || st.bytes_delivered != total)
             fail_msg("%s: %llu/%zu flows, %llu/%llu bytes", all_ccs[c],
-                     (unsigned long long)st.n_flows_done, w.f.n,
+                     (unsigned long long)st.n_flows_done, w.flows.n,
                      (unsigned long long)st.bytes_delivered, (unsigned long long)total);
         tl_pktsim_destroy(s);
         world_free(&w);

@@ -12,7 +12,22 @@
 #include "tailor/pktsim.h"
 #include "tailor/spec.h"
 #include "tailor/time.h"
+#include "tailor/world.h"
 #include "testutil.h"
+
+/* The tests' scenarios: a world built from JSON, failing the test on error. */
+typedef tl_world world;
+
+static void world_make(world *w, const char *json)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    if (tl_world_from_json(w, json, 1, &err) != 0)
+        fail_msg("scenario: %s at %s", err.msg, err.path);
+}
+
+static void world_free(world *w) { tl_world_fini(w); }
+
 
 static tl_params params(void)
 {
@@ -125,34 +140,6 @@ static void staggered_cross_flow(void **state)
     tl_params_fini(&p);
 }
 
-typedef struct world {
-    tl_scenario sc;
-    tl_topo *t;
-    tl_routes *r;
-    tl_flows f;
-} world;
-
-static void world_make(world *w, const char *json)
-{
-    tl_err err;
-    tl_err_clear(&err);
-    if (tl_scenario_parse(&w->sc, json, "test", NULL, &err) != 0)
-        fail_msg("scenario: %s at %s", err.msg, err.path);
-    w->t = tl_scenario_build_topo(&w->sc, &err);
-    w->r = tl_routes_create(w->t, w->sc.seed, &err);
-    assert_non_null(w->r);
-    if (tl_workload_generate(&w->sc.workload, w->t, w->r, w->sc.seed, 1, &w->f, NULL, &err))
-        fail_msg("workload: %s", err.msg);
-}
-
-static void world_free(world *w)
-{
-    tl_flows_fini(&w->f);
-    tl_routes_destroy(w->r);
-    tl_topo_destroy(w->t);
-    tl_scenario_fini(&w->sc);
-}
-
 /* 4-hop parking lot at 50% load with WebSearch sizes: flowsim and pktsim
  * (dctcp-rate) agree within 10% on the mean FCT of flows of 1 MB or more,
  * and a second flowsim run is identical. */
@@ -166,22 +153,22 @@ static void agrees_with_pktsim_on_large_flows(void **state)
                    "\"transport\": {\"cc\": \"dctcp-rate\"}}");
     tl_err err;
     tl_err_clear(&err);
-    tl_flowsim *fs = tl_flowsim_create(w.t, w.r, &w.f, &w.sc.params, &err);
+    tl_flowsim *fs = tl_flowsim_create(w.topo, w.routes, &w.flows, &w.sc.params, &err);
     assert_non_null(fs);
     assert_int_equal(tl_flowsim_run(fs, NULL, &err), 0);
     tl_flowsim_check_invariants(fs);
-    tl_flowsim *fs2 = tl_flowsim_create(w.t, w.r, &w.f, &w.sc.params, &err);
+    tl_flowsim *fs2 = tl_flowsim_create(w.topo, w.routes, &w.flows, &w.sc.params, &err);
     assert_int_equal(tl_flowsim_run(fs2, NULL, &err), 0);
     assert_memory_equal(tl_flowsim_results(fs), tl_flowsim_results(fs2),
-                        w.f.n * sizeof(tl_flow_result));
-    tl_pktsim *ps = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp-rate", 1, &err);
+                        w.flows.n * sizeof(tl_flow_result));
+    tl_pktsim *ps = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp-rate", 1, &err);
     assert_non_null(ps);
     assert_int_equal(tl_pktsim_run(ps, 0, NULL, &err), 0);
     const tl_flow_result *a = tl_flowsim_results(fs), *b = tl_pktsim_results(ps);
     double sa = 0, sb = 0;
     int n = 0;
-    for (size_t i = 0; i < w.f.n; i++)
-        if (w.f.v[i].size_bytes >= 1000000) {
+    for (size_t i = 0; i < w.flows.n; i++)
+        if (w.flows.v[i].size_bytes >= 1000000) {
             assert_true(a[i].fct_ps > 0 && b[i].fct_ps > 0);
             sa += (double)a[i].fct_ps;
             sb += (double)b[i].fct_ps;
@@ -210,7 +197,7 @@ static void path_mode_equals_network_mode(void **state)
                    "\"arrival\": {\"process\": \"simultaneous\"}}]}}");
     /* Hosts 0..255, 64 per switch S0..S3 (host h at switch h / 64); flow i goes
      * from host 64 a + i to host 64 b + i + 32 with a < b, sizes and starts varied. */
-    tl_flows_reserve(&w.f, 64, NULL);
+    tl_flows_reserve(&w.flows, 64, NULL);
     size_t n = 0;
     tl_rng rng;
     tl_rng_init(&rng, 5, "test", 0);
@@ -218,31 +205,31 @@ static void path_mode_equals_network_mode(void **state)
     for (uint32_t i = 0; i < 32; i++) {
         uint32_t a = (uint32_t)tl_rng_below(&rng, 3), b = a + 1 + (uint32_t)tl_rng_below(&rng, 3 - a);
         t += (int64_t)tl_rng_below(&rng, 3000000);
-        w.f.v[n] = (tl_flow){.id = n, .src = 64 * a + i, .dst = 64 * b + i + 32,
+        w.flows.v[n] = (tl_flow){.id = n, .src = 64 * a + i, .dst = 64 * b + i + 32,
                              .size_bytes = 1 + tl_rng_below(&rng, 3000000), .start_ps = t};
         n++;
     }
-    w.f.n = n;
+    w.flows.n = n;
     tl_err err;
     tl_err_clear(&err);
-    tl_flowsim *net = tl_flowsim_create(w.t, w.r, &w.f, &w.sc.params, &err);
+    tl_flowsim *net = tl_flowsim_create(w.topo, w.routes, &w.flows, &w.sc.params, &err);
     assert_non_null(net);
     assert_int_equal(tl_flowsim_run(net, NULL, &err), 0);
     /* The path: chain links S0->S1, S1->S2, S2->S3; switches are nodes 256..259. */
     tl_fs_link links[3];
     for (int k = 0; k < 3; k++)
-        for (uint32_t l = 0; l < tl_topo_n_links(w.t); l++) {
-            const tl_link *L = tl_topo_link(w.t, l);
+        for (uint32_t l = 0; l < tl_topo_n_links(w.topo); l++) {
+            const tl_link *L = tl_topo_link(w.topo, l);
             if (L->a == 256u + k && L->b == 257u + k)
                 links[k] = (tl_fs_link){L->rate_bps, L->delay_ps};
         }
-    const tl_link *host = tl_topo_link(w.t, 0); /* every host link is alike */
+    const tl_link *host = tl_topo_link(w.topo, 0); /* every host link is alike */
     tl_fs_path_flow pf[64];
     for (size_t i = 0; i < n; i++)
-        pf[i] = (tl_fs_path_flow){.size_bytes = w.f.v[i].size_bytes,
-                                  .start_ps = w.f.v[i].start_ps,
-                                  .first = (uint16_t)(w.f.v[i].src / 64),
-                                  .last = (uint16_t)(w.f.v[i].dst / 64 - 1),
+        pf[i] = (tl_fs_path_flow){.size_bytes = w.flows.v[i].size_bytes,
+                                  .start_ps = w.flows.v[i].start_ps,
+                                  .first = (uint16_t)(w.flows.v[i].src / 64),
+                                  .last = (uint16_t)(w.flows.v[i].dst / 64 - 1),
                                   .src = {host->rate_bps, host->delay_ps},
                                   .dst = {host->rate_bps, host->delay_ps}};
     tl_params p = params();

@@ -8,36 +8,22 @@
 #include "pktsim/ecn.h"
 #include "tailor/pktsim.h"
 #include "tailor/spec.h"
+#include "tailor/world.h"
 #include "testutil.h"
 
-typedef struct world {
-    tl_scenario sc;
-    tl_topo *t;
-    tl_routes *r;
-    tl_flows f;
-} world;
+/* The tests' scenarios: a world built from JSON, failing the test on error. */
+typedef tl_world world;
 
 static void world_make(world *w, const char *json)
 {
     tl_err err;
     tl_err_clear(&err);
-    if (tl_scenario_parse(&w->sc, json, "test", NULL, &err) != 0)
+    if (tl_world_from_json(w, json, 1, &err) != 0)
         fail_msg("scenario: %s at %s", err.msg, err.path);
-    w->t = tl_scenario_build_topo(&w->sc, &err);
-    assert_non_null(w->t);
-    w->r = tl_routes_create(w->t, w->sc.seed, &err);
-    assert_non_null(w->r);
-    if (tl_workload_generate(&w->sc.workload, w->t, w->r, w->sc.seed, 1, &w->f, NULL, &err))
-        fail_msg("workload: %s", err.msg);
 }
 
-static void world_free(world *w)
-{
-    tl_flows_fini(&w->f);
-    tl_routes_destroy(w->r);
-    tl_topo_destroy(w->t);
-    tl_scenario_fini(&w->sc);
-}
+static void world_free(world *w) { tl_world_fini(w); }
+
 
 #define FABRIC "{\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": 16, \"hosts_per_rack\": 8, " \
                "\"planes\": 2, \"oversubscription\": 2}"
@@ -45,13 +31,13 @@ static void world_free(world *w)
 /* One flow at a time between a chosen pair, on an idle network. */
 static tl_pktsim *lone_flow(world *w, uint32_t src, uint32_t dst, uint64_t size, const char *cc)
 {
-    w->f.v[0].src = src;
-    w->f.v[0].dst = dst;
-    w->f.v[0].size_bytes = size;
-    w->f.n = 1;
+    w->flows.v[0].src = src;
+    w->flows.v[0].dst = dst;
+    w->flows.v[0].size_bytes = size;
+    w->flows.n = 1;
     tl_err err;
     tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w->t, w->r, &w->f, &w->sc.params, cc, 1, &err);
+    tl_pktsim *s = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, cc, 1, &err);
     if (!s)
         fail_msg("create: %s", err.msg);
     assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
@@ -136,7 +122,7 @@ static void two_flows_share_a_bottleneck(void **state)
         world_make(&w, json);
         tl_err err;
         tl_err_clear(&err);
-        tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, ccs[c], 1, &err);
+        tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, ccs[c], 1, &err);
         assert_non_null(s);
         assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
         const tl_flow_result *r = tl_pktsim_results(s);
@@ -165,30 +151,30 @@ static void conservation_and_determinism(void **state)
     for (int run = 0; run < 2; run++) {
         tl_err err;
         tl_err_clear(&err);
-        tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp-rate", 7, &err);
+        tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp-rate", 7, &err);
         assert_non_null(s);
         assert_int_equal(tl_pktsim_run(s, -1, NULL, &err), 0);
         tl_pktsim_stats st;
         tl_pktsim_get_stats(s, &st);
         uint64_t total = 0;
-        for (size_t i = 0; i < w.f.n; i++)
-            total += w.f.v[i].size_bytes;
-        assert_int_equal(st.n_flows_done, w.f.n);
+        for (size_t i = 0; i < w.flows.n; i++)
+            total += w.flows.v[i].size_bytes;
+        assert_int_equal(st.n_flows_done, w.flows.n);
         assert_int_equal(st.bytes_sent, total);
         assert_int_equal(st.bytes_delivered, total);
-        for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.t); c++) {
+        for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.topo); c++) {
             tl_port_stats ps;
             tl_pktsim_port_stats(s, c, &ps);
             assert_int_equal(ps.queue_bytes_now, 0);
         }
         const tl_flow_result *r = tl_pktsim_results(s);
-        for (size_t i = 0; i < w.f.n; i++)
+        for (size_t i = 0; i < w.flows.n; i++)
             assert_true(r[i].fct_ps >= r[i].ideal_ps - 2 * 1000 * 1000); /* see docs: within a packet */
         if (run == 0) {
-            first = malloc(w.f.n * sizeof *first);
-            memcpy(first, r, w.f.n * sizeof *first);
+            first = malloc(w.flows.n * sizeof *first);
+            memcpy(first, r, w.flows.n * sizeof *first);
         } else {
-            assert_memory_equal(first, r, w.f.n * sizeof *first);
+            assert_memory_equal(first, r, w.flows.n * sizeof *first);
         }
         tl_pktsim_destroy(s);
     }
@@ -240,7 +226,7 @@ static void incast_with_pfc(void **state)
     world_make(&w, json);
     tl_err err;
     tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
     assert_non_null(s);
     assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
     tl_pktsim_stats st;
@@ -248,7 +234,7 @@ static void incast_with_pfc(void **state)
     assert_int_equal(st.n_flows_done, 16);
     assert_int_equal(st.n_drops, 0);
     tl_port_stats ps;
-    assert_int_equal(tl_topo_chan_to(w.t, 1), 0);
+    assert_int_equal(tl_topo_chan_to(w.topo, 1), 0);
     tl_pktsim_port_stats(s, 1, &ps);
     if (ps.mean_queue_bytes < 150000 || ps.mean_queue_bytes > 600000)
         fail_msg("mean queue %.0f B outside [K/2, 2K] = [150000, 600000]", ps.mean_queue_bytes);
@@ -268,7 +254,7 @@ static void pfc_pauses_upstream_in_time(void **state)
     world_make(&w, json);
     tl_err err;
     tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
     assert_non_null(s);
     assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
     tl_pktsim_stats st;
@@ -276,7 +262,7 @@ static void pfc_pauses_upstream_in_time(void **state)
     assert_int_equal(st.n_flows_done, 16);
     assert_int_equal(st.n_drops, 0);
     uint64_t pauses = 0, worst = 0;
-    for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.t); c++) {
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.topo); c++) {
         tl_port_stats ps;
         tl_pktsim_port_stats(s, c, &ps);
         pauses += ps.n_pauses;
@@ -324,7 +310,7 @@ static void runtime_knob_change(void **state)
     world_make(&w, json);
     tl_err err;
     tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
     assert_non_null(s);
     knob_probe k = {.change_at_ps = 300 * 1000000LL};
     assert_int_equal(tl_pktsim_set_control(s, 100 * 1000000LL, knob_control, &k, &err), 0);
@@ -355,15 +341,15 @@ static void link_failure_reroutes(void **state)
                    "\"mean_bytes\": 10000000}, \"spatial\": {\"type\": \"permutation\"}, "
                    "\"arrival\": {\"process\": \"simultaneous\"}}]}, \"transport\": "
                    "{\"cc\": \"dctcp\"}}");
-    w.f.v[0].src = 0;
-    w.f.v[0].dst = 4;
-    w.f.v[1].src = 1;
-    w.f.v[1].dst = 5;
-    w.f.v[1].size_bytes = 100000;
-    w.f.v[1].start_ps = 2000 * 1000000LL; /* 2 ms: after the failure */
+    w.flows.v[0].src = 0;
+    w.flows.v[0].dst = 4;
+    w.flows.v[1].src = 1;
+    w.flows.v[1].dst = 5;
+    w.flows.v[1].size_bytes = 100000;
+    w.flows.v[1].start_ps = 2000 * 1000000LL; /* 2 ms: after the failure */
     tl_err err;
     tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
     assert_non_null(s);
     int hops;
     const uint32_t *path = tl_pktsim_flow_path(s, 0, &hops);
@@ -395,12 +381,12 @@ static void bad_configurations(void **state)
     tl_err err;
     tl_err_clear(&err);
     assert_int_equal(tl_params_set(&w.sc.params, "switch.buffer_bytes", 1024, NULL), 0);
-    assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err));
+    assert_null(tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err));
     tu_check_err("buffer below one packet", &err, TL_ERANGE, "smaller than one packet", NULL);
     tl_params_set(&w.sc.params, "switch.buffer_bytes", 3e6, NULL);
     tl_params_set(&w.sc.params, "switch.kmin_bytes_per_gbps", 5000, NULL);
     tl_err_clear(&err);
-    assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err));
+    assert_null(tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err));
     tu_check_err("kmax below kmin", &err, TL_ERANGE, "kmax", NULL);
     tl_err_clear(&err);
     assert_int_equal(tl_params_set(&w.sc.params, "switch.kmin_bytes_per_gbps", -1, &err), TL_ERANGE);
@@ -408,10 +394,10 @@ static void bad_configurations(void **state)
     tl_params_set(&w.sc.params, "switch.pfc", 1, NULL);
     tl_params_set(&w.sc.params, "switch.pfc_xon_bytes", 200000, NULL);
     tl_err_clear(&err);
-    assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "dctcp", 1, &err));
+    assert_null(tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err));
     tu_check_err("xon above xoff", &err, TL_ERANGE, "pfc_xon_bytes", "below");
     tl_err_clear(&err);
-    assert_null(tl_pktsim_create(w.t, w.r, &w.f, &w.sc.params, "cubic", 1, &err));
+    assert_null(tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "cubic", 1, &err));
     tu_check_err("unknown cc", &err, TL_EINVAL, "cubic", NULL);
     world_free(&w);
 }

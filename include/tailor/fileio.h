@@ -43,6 +43,10 @@ int tl_lines_open(tl_lines *lr, const char *path, tl_err *err);
 char *tl_lines_next(tl_lines *lr);
 void tl_lines_close(tl_lines *lr);
 
+/* Reads a whole file into a malloc'd NUL-terminated buffer (*len bytes,
+ * len may be NULL). NULL with err naming the file on failure. */
+char *tl_read_file(const char *path, size_t *len, tl_err *err);
+
 /* Resolves a data file (e.g. "sizes/webserver.txt") to a path: $TAILOR_DATA,
  * then the installed share/tailor, then the source tree's data/. Writes into
  * out and returns 0, or TL_EIO naming the places looked at. */

@@ -146,3 +146,42 @@ int tl_data_path(const char *rel, char *out, size_t n, tl_err *err)
                       "data file '%s' not found in $TAILOR_DATA (%s), %s or %s", rel,
                       env ? env : "unset", TL_DATA_INSTALL_DIR, TL_DATA_SOURCE_DIR);
 }
+
+char *tl_read_file(const char *path, size_t *len, tl_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 16384;
+            char *t = realloc(text, cap);
+            if (!t) {
+                free(text);
+                fclose(f);
+                tl_err_nomem(err);
+                return NULL;
+            }
+            text = t;
+        }
+        size_t got = fread(text + n, 1, 4096, f);
+        n += got;
+        if (got < 4096)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "read error");
+        return NULL;
+    }
+    text[n] = '\0';
+    if (len)
+        *len = n;
+    return text;
+}

@@ -798,6 +798,19 @@ const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops)
     return s->path + s->fl[i].path_off;
 }
 
+/* Room for one more path at the end of the path table. */
+static int path_reserve(tl_pktsim *s)
+{
+    if (s->path_used + TL_MAX_HOPS <= s->path_cap)
+        return 0;
+    uint32_t *np = realloc(s->path, 2 * s->path_cap * sizeof *np);
+    if (!np)
+        return fail_nomem(s);
+    s->path = np;
+    s->path_cap *= 2;
+    return 0;
+}
+
 /* Moves flow fi to the ECMP path of entropy e (entropy 0 is its recorded
  * path's hash). Paths are appended to the path table; packets already sent
  * keep theirs. A load balancer that changes entropy per packet would want a
@@ -806,13 +819,8 @@ static int switch_path(tl_pktsim *s, uint32_t fi, uint64_t e)
 {
     flow_rt *f = &s->fl[fi];
     const tl_flow *fw = &s->flows->v[fi];
-    if (s->path_used + TL_MAX_HOPS > s->path_cap) {
-        uint32_t *np = realloc(s->path, 2 * s->path_cap * sizeof *np);
-        if (!np)
-            return fail_nomem(s);
-        s->path = np;
-        s->path_cap *= 2;
-    }
+    if (path_reserve(s) != 0)
+        return s->sticky.code;
     const tl_routes *r = s->own_routes ? s->own_routes : s->routes;
     uint64_t id = e ? fw->id ^ tl_mix64(e) : fw->id;
     int h = tl_routes_path(r, id, fw->src, fw->dst, s->path + s->path_used, TL_MAX_HOPS,
@@ -870,13 +878,8 @@ static int on_link_fail(tl_pktsim *s, uint32_t link, int64_t now)
         flow_rt *f = &s->fl[i];
         if (f->is_rx_done || f->is_unreachable)
             continue;
-        if (s->path_used + TL_MAX_HOPS > s->path_cap) {
-            uint32_t *np = realloc(s->path, 2 * s->path_cap * sizeof *np);
-            if (!np)
-                return fail_nomem(s);
-            s->path = np;
-            s->path_cap *= 2;
-        }
+        if (path_reserve(s) != 0)
+            return s->sticky.code;
         tl_err perr;
         int h = tl_routes_path(s->own_routes, fs->v[i].id, fs->v[i].src, fs->v[i].dst,
                                s->path + s->path_used, TL_MAX_HOPS, &perr);

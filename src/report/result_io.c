@@ -324,47 +324,11 @@ static int parse_summary(ctx *c, const json_t *root, tl_summary *s)
 }
 
 /* Reads a whole file into a NUL-terminated buffer the caller frees. */
-static char *read_all(const char *path, tl_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 16384;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                tl_err_nomem(err);
-                return NULL;
-            }
-            text = t;
-        }
-        size_t got = fread(text + len, 1, 4096, f);
-        len += got;
-        if (got < 4096)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "read error");
-        return NULL;
-    }
-    text[len] = '\0';
-    return text;
-}
 
 int tl_summary_load_json(tl_summary *s, const char *path, tl_err *err)
 {
     memset(s, 0, sizeof *s);
-    char *text = read_all(path, err);
+    char *text = tl_read_file(path, NULL, err);
     if (!text)
         return err ? err->code : TL_EIO;
     json_error_t je;

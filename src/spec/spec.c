@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tailor/fileio.h"
 #include "tailor/jsonerr.h"
 #include "tailor/strutil.h"
 #include "tailor/units.h"
@@ -808,34 +809,12 @@ out:
 int tl_scenario_load(tl_scenario *sc, const char *path, tl_err *err)
 {
     memset(sc, 0, sizeof *sc);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open the scenario file");
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 16384;
-            char *t = realloc(text, cap);
-            if (!t) {
-                free(text);
-                fclose(f);
-                return tl_err_nomem(err);
-            }
-            text = t;
-        }
-        size_t got = fread(text + len, 1, 4096, f);
-        len += got;
-        if (got < 4096)
-            break;
+    char *text = tl_read_file(path, NULL, err);
+    if (!text) {
+        if (err && err->code == TL_EIO)
+            snprintf(err->msg, sizeof err->msg, "cannot open the scenario file");
+        return err ? err->code : TL_EIO;
     }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "read error");
-    }
-    text[len] = '\0';
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');

@@ -35,7 +35,9 @@ typedef struct gk {
     double *ds;        /* (n_pairs) demand scaled so the optimum is <= 1 */
     double *rem;       /* (n_pairs) demand left to route in this phase */
     double *arc_load;  /* (n_arcs) load of the current tree, zero between steps */
-    uint32_t *touched; /* (n) arcs with load in the current tree */
+    uint32_t *touched; /* (n_arcs) arcs with load in the current step */
+    uint32_t *dag;     /* (n_arcs) scratch: DAG in-arcs of one node */
+    double slack;
     /* Dijkstra, all (n) */
     double *dist, *acc;
     uint32_t *pred, *pos, *seen, *want, *order;
@@ -48,7 +50,7 @@ typedef struct gk {
 static void gk_fini(gk *s)
 {
     free(s->len), free(s->flow), free(s->snap[0]), free(s->snap[1]);
-    free(s->ds), free(s->rem), free(s->arc_load), free(s->touched);
+    free(s->ds), free(s->rem), free(s->arc_load), free(s->touched), free(s->dag);
     free(s->dist), free(s->acc), free(s->pred), free(s->pos), free(s->seen), free(s->want);
     free(s->order), free(s->heap);
 }
@@ -66,7 +68,8 @@ static int gk_init(gk *s, const tl_tput_net *net, const tl_tput_dem *dm, tl_err 
     s->ds = malloc(np * sizeof *s->ds);
     s->rem = malloc(np * sizeof *s->rem);
     s->arc_load = calloc(na, sizeof *s->arc_load);
-    s->touched = malloc(n * sizeof *s->touched);
+    s->touched = malloc(na * sizeof *s->touched);
+    s->dag = malloc(na * sizeof *s->dag);
     s->dist = malloc(n * sizeof *s->dist);
     s->acc = malloc(n * sizeof *s->acc);
     s->pred = malloc(n * sizeof *s->pred);
@@ -76,7 +79,7 @@ static int gk_init(gk *s, const tl_tput_net *net, const tl_tput_dem *dm, tl_err 
     s->order = malloc(n * sizeof *s->order);
     s->heap = malloc(n * sizeof *s->heap);
     if (!s->len || !s->flow || !s->snap[0] || !s->snap[1] || !s->ds || !s->rem ||
-        !s->arc_load || !s->touched || !s->dist || !s->acc || !s->pred || !s->pos || !s->seen ||
+        !s->arc_load || !s->touched || !s->dag || !s->dist || !s->acc || !s->pred || !s->pos || !s->seen ||
         !s->want || !s->order || !s->heap) {
         gk_fini(s);
         return tl_err_nomem(err);
@@ -215,20 +218,41 @@ static void route_source(gk *s, uint32_t i, double *alpha_first)
                 if (first)
                     *alpha_first += s->ds[j] * s->dist[dm->dst[j]];
             }
-        /* Tree loads by accumulating subtrees in reverse settling order. */
+        /* Loads by pushing each node's demand back over its DAG in-arcs in
+         * reverse settling order (decreasing distance). */
         uint32_t n_touched = 0;
         double sigma = 1.0;
+        const uint32_t stamp = s->stamp;
         for (uint32_t k = s->n_order; k-- > 1;) {
             uint32_t v = s->order[k];
             double x = s->acc[v];
             if (x <= 0)
                 continue;
-            uint32_t a = s->pred[v];
-            s->arc_load[a] = x;
-            s->touched[n_touched++] = a;
-            s->acc[net->tail[a]] += x;
-            if (x * sigma > net->cap[a])
-                sigma = net->cap[a] / x;
+            double dv = s->dist[v], wsum = 0;
+            uint32_t n_in = 0;
+            for (uint32_t q = net->in_off[v]; q < net->in_off[v + 1]; q++) {
+                uint32_t a = net->in_arc[q], u = net->tail[a];
+                if (s->seen[u] != stamp || s->pos[u] != UINT32_MAX)
+                    continue;
+                double r = s->dist[u] + s->len[a] - dv;
+                if (r > s->slack * s->len[a] && a != s->pred[v])
+                    continue;
+                s->dag[n_in++] = a;
+                wsum += net->cap[a];
+            }
+            for (uint32_t q = 0; q < n_in; q++) {
+                uint32_t a = s->dag[q];
+                double y = x * net->cap[a] / wsum;
+                if (s->arc_load[a] == 0)
+                    s->touched[n_touched++] = a;
+                s->arc_load[a] += y;
+                s->acc[net->tail[a]] += y;
+            }
+        }
+        for (uint32_t k = 0; k < n_touched; k++) {
+            uint32_t a = s->touched[k];
+            if (s->arc_load[a] * sigma > net->cap[a])
+                sigma = net->cap[a] / s->arc_load[a];
         }
         for (uint32_t k = 0; k < n_touched; k++) {
             uint32_t a = s->touched[k];
@@ -337,13 +361,15 @@ int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tpu
         return rc;
     }
     double scale = volumetric_scale(&s);
+    double upper0 = 1.0; /* the volumetric bound itself, in scaled units */
     for (size_t j = 0; j < dm.n_pairs; j++)
         s.ds[j] = dm.d[j] * scale;
     for (uint32_t a = 0; a < net.n_arcs; a++)
         s.len[a] = 1.0 / net.cap[a];
-    s.step_eps = eps;
+    s.step_eps = getenv("GK_EPS") ? atof(getenv("GK_EPS")) : eps;
+    s.slack = getenv("GK_SLACK") ? atof(getenv("GK_SLACK")) : 0;
 
-    double lower = 0, upper = INFINITY;
+    double lower = 0, upper = upper0;
     uint64_t k = 0;
     while (k < GK_MAX_PHASES) {
         double alpha_first = 0;
