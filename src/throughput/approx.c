@@ -336,6 +336,309 @@ static double volumetric_scale(gk *s)
     return cap / work;
 }
 
+/* ---------------------------------------------------------------- path rerouting */
+
+typedef struct pr_path {
+    uint32_t off, n; /* arcs[off .. off + n) of its commodity */
+    double f;        /* flow, scaled-demand units */
+} pr_path;
+
+typedef struct pr_com {
+    pr_path *p;
+    uint32_t n_p, cap_p;
+    uint32_t *arcs;
+    uint32_t n_arcs, cap_arcs;
+} pr_com;
+
+typedef struct pr {
+    gk *s;        /* shortest-path workspace; s->len holds frozen lengths */
+    pr_com *com;  /* (n_pairs) */
+    double *x;    /* (n_arcs) flow */
+    double *w;    /* (n_arcs) exp(alpha (x / cap - uref)) */
+    double alpha, uref, trust;
+    uint32_t *sminus, *splus; /* (n_arcs) scratch of one shift */
+} pr;
+
+static void pr_fini(pr *r)
+{
+    if (r->com)
+        for (size_t j = 0; j < r->s->dm->n_pairs; j++)
+            free(r->com[j].p), free(r->com[j].arcs);
+    free(r->com), free(r->x), free(r->w), free(r->sminus), free(r->splus);
+}
+
+static void pr_rebase(pr *r)
+{
+    const tl_tput_net *net = r->s->net;
+    double mx = 0;
+    for (uint32_t a = 0; a < net->n_arcs; a++)
+        mx = fmax(mx, r->x[a] / net->cap[a]);
+    r->uref = mx;
+    for (uint32_t a = 0; a < net->n_arcs; a++)
+        r->w[a] = exp(r->alpha * (r->x[a] / net->cap[a] - mx));
+}
+
+static inline void pr_move(pr *r, uint32_t a, double dx)
+{
+    double c = r->s->net->cap[a];
+    r->x[a] = fmax(0, r->x[a] + dx);
+    r->w[a] = exp(r->alpha * (r->x[a] / c - r->uref));
+}
+
+/* Adds the path ending at t in the current shortest-path tree to commodity j
+ * unless it is there already. Returns 0 or TL_ENOMEM. */
+static int pr_add_tree_path(pr *r, size_t j, uint32_t t, tl_err *err)
+{
+    gk *s = r->s;
+    pr_com *c = &r->com[j];
+    uint32_t n = 0;
+    for (uint32_t v = t; s->pred[v] != UINT32_MAX; v = s->net->tail[s->pred[v]])
+        s->touched[n++] = s->pred[v];
+    for (uint32_t i = 0; i < c->n_p; i++)
+        if (c->p[i].n == n && !memcmp(c->arcs + c->p[i].off, s->touched, n * sizeof(uint32_t)))
+            return 0;
+    if (c->n_p == c->cap_p) {
+        uint32_t cap = c->cap_p ? 2 * c->cap_p : 4;
+        pr_path *p = realloc(c->p, cap * sizeof *p);
+        if (!p)
+            return tl_err_nomem(err);
+        c->p = p, c->cap_p = cap;
+    }
+    if (c->n_arcs + n > c->cap_arcs) {
+        uint32_t cap = c->cap_arcs ? 2 * c->cap_arcs : 16;
+        while (cap < c->n_arcs + n)
+            cap *= 2;
+        uint32_t *a = realloc(c->arcs, cap * sizeof *a);
+        if (!a)
+            return tl_err_nomem(err);
+        c->arcs = a, c->cap_arcs = cap;
+    }
+    memcpy(c->arcs + c->n_arcs, s->touched, n * sizeof(uint32_t));
+    c->p[c->n_p++] = (pr_path){c->n_arcs, n, 0};
+    c->n_arcs += n;
+    return 0;
+}
+
+/* Dual bound with lengths w / cap frozen, and each commodity's shortest path
+ * added to its set. Returns the bound (scaled units) in *upper. */
+static int pr_dual_sweep(pr *r, double *upper, tl_err *err)
+{
+    gk *s = r->s;
+    const tl_tput_net *net = s->net;
+    const tl_tput_dem *dm = s->dm;
+    double D = 0, alpha = 0;
+    for (uint32_t a = 0; a < net->n_arcs; a++) {
+        s->len[a] = r->w[a] / net->cap[a];
+        D += r->w[a];
+    }
+    for (uint32_t i = 0; i < dm->n_src; i++) {
+        dijkstra(s, dm->src[i], mark_sinks(s, i, NULL));
+        for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++) {
+            alpha += s->ds[j] * s->dist[dm->dst[j]];
+            int rc = pr_add_tree_path(r, j, dm->dst[j], err);
+            if (rc)
+                return rc;
+        }
+    }
+    *upper = alpha > 0 ? D / alpha : INFINITY;
+    return 0;
+}
+
+static inline int path_has(const uint32_t *arcs, uint32_t n, uint32_t a)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (arcs[i] == a)
+            return 1;
+    return 0;
+}
+
+/* The flow step in [0, fmax] from path i (arcs sminus) to the best path
+ * (arcs splus) minimizing the potential: F'(step) = 0 by safeguarded Newton
+ * on the convex F (bisection keeps a bracket). */
+static double line_search(const pr *r, uint32_t nm, uint32_t np, double fmax)
+{
+    const double *cap = r->s->net->cap, al = r->alpha;
+    double lo = 0, hi = fmax, x = 0;
+    for (int it = 0; it < 30; it++) {
+        double d1 = 0, d2 = 0;
+        for (uint32_t q = 0; q < nm; q++) {
+            uint32_t a = r->sminus[q];
+            double e = exp(al * ((r->x[a] - x) / cap[a] - r->uref)) / cap[a];
+            d1 -= e, d2 += al * e / cap[a];
+        }
+        for (uint32_t q = 0; q < np; q++) {
+            uint32_t a = r->splus[q];
+            double e = exp(al * ((r->x[a] + x) / cap[a] - r->uref)) / cap[a];
+            d1 += e, d2 += al * e / cap[a];
+        }
+        if (it == 0 && d1 >= 0)
+            return 0;
+        if (d1 < 0)
+            lo = x;
+        else
+            hi = x;
+        if (it == 0) {
+            /* Is the whole flow worth moving? */
+            double e1 = 0;
+            for (uint32_t q = 0; q < nm; q++) {
+                uint32_t a = r->sminus[q];
+                e1 -= exp(al * ((r->x[a] - fmax) / cap[a] - r->uref)) / cap[a];
+            }
+            for (uint32_t q = 0; q < np; q++) {
+                uint32_t a = r->splus[q];
+                e1 += exp(al * ((r->x[a] + fmax) / cap[a] - r->uref)) / cap[a];
+            }
+            if (e1 <= 0)
+                return fmax;
+        }
+        double nx = d2 > 0 ? x - d1 / d2 : 0.5 * (lo + hi);
+        if (!(nx > lo && nx < hi))
+            nx = 0.5 * (lo + hi);
+        if (fabs(nx - x) <= 1e-9 * fmax || hi - lo <= 1e-9 * fmax)
+            return nx;
+        x = nx;
+    }
+    return x;
+}
+
+/* One Gauss-Seidel pass: each commodity moves flow from its longer paths to
+ * its shortest by a Newton step on the potential sum_a exp(alpha x_a / cap_a)
+ * (Bertsekas-Gafni path projection), then drops paths left empty. */
+static void pr_equalize(pr *r)
+{
+    const tl_tput_net *net = r->s->net;
+    const tl_tput_dem *dm = r->s->dm;
+    const double *cap = net->cap;
+    for (size_t j = 0; j < dm->n_pairs; j++) {
+        pr_com *c = &r->com[j];
+        if (c->n_p < 2)
+            continue;
+        uint32_t best = 0;
+        double g_best = INFINITY;
+        for (uint32_t i = 0; i < c->n_p; i++) {
+            double g = 0;
+            const uint32_t *pa = c->arcs + c->p[i].off;
+            for (uint32_t q = 0; q < c->p[i].n; q++)
+                g += r->w[pa[q]] / cap[pa[q]];
+            if (g < g_best)
+                g_best = g, best = i;
+        }
+        const uint32_t *pb = c->arcs + c->p[best].off;
+        uint32_t nb = c->p[best].n;
+        for (uint32_t i = 0; i < c->n_p; i++) {
+            if (i == best || c->p[i].f <= 0)
+                continue;
+            const uint32_t *pa = c->arcs + c->p[i].off;
+            uint32_t na = c->p[i].n;
+            /* Arcs only on path i lose flow, arcs only on the best gain it. */
+            uint32_t nm = 0, np = 0;
+            for (uint32_t q = 0; q < na; q++)
+                if (!path_has(pb, nb, pa[q]))
+                    r->sminus[nm++] = pa[q];
+            for (uint32_t q = 0; q < nb; q++)
+                if (!path_has(pa, na, pb[q]))
+                    r->splus[np++] = pb[q];
+            double step = line_search(r, nm, np, c->p[i].f);
+            if (step <= 0)
+                continue;
+            for (uint32_t q = 0; q < nm; q++)
+                pr_move(r, r->sminus[q], -step);
+            for (uint32_t q = 0; q < np; q++)
+                pr_move(r, r->splus[q], step);
+            c->p[i].f -= step;
+            c->p[best].f += step;
+            if (c->p[i].f < 1e-12 * dm->d[j])
+                c->p[best].f += c->p[i].f, c->p[i].f = 0;
+        }
+        /* Compact: keep paths with flow, and the shortest. */
+        uint32_t k = 0, off = 0;
+        for (uint32_t i = 0; i < c->n_p; i++) {
+            if (c->p[i].f <= 0 && i != best)
+                continue;
+            pr_path p = c->p[i];
+            memmove(c->arcs + off, c->arcs + p.off, p.n * sizeof *c->arcs);
+            p.off = off;
+            off += p.n;
+            c->p[k++] = p;
+        }
+        c->n_p = k, c->n_arcs = off;
+    }
+}
+
+static int pr_run(gk *s, double eps, double *lower, double *upper, uint64_t *iters,
+                  tl_err *err, double scale, double t0)
+{
+    const tl_tput_net *net = s->net;
+    const tl_tput_dem *dm = s->dm;
+    pr r;
+    memset(&r, 0, sizeof r);
+    r.s = s;
+    r.com = calloc(dm->n_pairs, sizeof *r.com);
+    r.x = calloc(net->n_arcs ? net->n_arcs : 1, sizeof *r.x);
+    r.w = malloc((net->n_arcs ? net->n_arcs : 1) * sizeof *r.w);
+    r.sminus = malloc((net->n_arcs ? net->n_arcs : 1) * sizeof *r.sminus);
+    r.splus = malloc((net->n_arcs ? net->n_arcs : 1) * sizeof *r.splus);
+    if (!r.com || !r.x || !r.w || !r.sminus || !r.splus) {
+        pr_fini(&r);
+        return tl_err_nomem(err);
+    }
+    double a0 = getenv("PR_A0") ? atof(getenv("PR_A0")) : 10;
+    double growth = getenv("PR_G") ? atof(getenv("PR_G")) : 2;
+    int inner = getenv("PR_K") ? atoi(getenv("PR_K")) : 5;
+    r.trust = getenv("PR_T") ? atof(getenv("PR_T")) : 3;
+    double amax = (getenv("PR_AMAX") ? atof(getenv("PR_AMAX")) : 4) * log((double)net->n_arcs + 1) / eps;
+    r.alpha = 0;
+    pr_rebase(&r); /* w = 1 */
+    int rc = 0;
+    double up;
+    uint64_t k = 0;
+    for (;;) {
+        rc = pr_dual_sweep(&r, &up, err);
+        if (rc)
+            break;
+        *upper = fmin(*upper, up);
+        if (k == 0) {
+            for (size_t j = 0; j < dm->n_pairs; j++) {
+                r.com[j].p[0].f = s->ds[j];
+                const uint32_t *pa = r.com[j].arcs;
+                for (uint32_t q = 0; q < r.com[j].p[0].n; q++)
+                    r.x[pa[q]] += s->ds[j];
+            }
+            r.alpha = a0;
+        } else {
+            /* Raise alpha once the flow is near the potential's optimum
+             * (dual close to the soft-max average) but the soft-max itself
+             * is far below the true max. */
+            double sw = 0, swu = 0;
+            for (uint32_t a = 0; a < net->n_arcs; a++)
+                sw += r.w[a], swu += r.w[a] * r.x[a] / net->cap[a];
+            double lam_avg = swu / sw, lam_d = 1 / up, lam_p = r.uref;
+            if (getenv("GK_TRACE"))
+                fprintf(stderr, "   lam_p %.5f lam_avg %.5f lam_d %.5f\n", lam_p, lam_avg, lam_d);
+            if (lam_avg - lam_d < 0.5 * (lam_p - lam_avg))
+                r.alpha = fmin(amax, r.alpha * growth);
+        }
+        pr_rebase(&r);
+        if (k > 0 && r.uref > 0)
+            *lower = fmax(*lower, 1 / r.uref);
+        if (getenv("GK_TRACE"))
+            fprintf(stderr, "pr %llu alpha %.1f lower %.6f upper %.6f gap %.4f t %.2f\n",
+                    (unsigned long long)k, r.alpha, *lower * scale, *upper * scale, *upper / *lower,
+                    tl_tput_now_s() - t0);
+        if (*upper <= *lower * (1 + eps))
+            break;
+        for (int it = 0; it < inner; it++) {
+            pr_equalize(&r);
+            pr_rebase(&r);
+            *lower = fmax(*lower, 1 / r.uref);
+        }
+        k++;
+    }
+    *iters = k;
+    pr_fini(&r);
+    return rc;
+}
+
 /* Longest run of phases before giving up on reaching 1 + eps. */
 #define GK_MAX_PHASES 1000000u
 
@@ -371,6 +674,10 @@ int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tpu
 
     double lower = 0, upper = upper0;
     uint64_t k = 0;
+    if (getenv("PR")) {
+        rc = pr_run(&s, eps, &lower, &upper, &k, err, scale, t0);
+        goto out;
+    }
     while (k < GK_MAX_PHASES) {
         double alpha_first = 0;
         for (uint32_t i = 0; i < dm.n_src; i++)
@@ -402,6 +709,7 @@ int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tpu
         if (upper <= lower * (1 + eps))
             break;
     }
+out:
     out->lower = out->throughput = lower * scale;
     out->upper = upper * scale;
     out->iterations = k;
