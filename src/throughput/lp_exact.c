@@ -140,9 +140,6 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
         k++, ia[k] = base_row + (int)dm.src[i] + 1, ja[k] = col_t, ar[k] = -d_src;
     }
     glp_load_matrix(lp, (int)k, ia, ja, ar);
-    if (getenv("LPNOSRC"))
-        for (uint32_t i = 0; i < dm.n_src; i++)
-            glp_set_row_bnds(lp, (int)(i * (size_t)net.n) + (int)dm.src[i] + 1, GLP_FR, 0, 0);
     free(ia), free(ja), free(ar);
     ia = ja = NULL, ar = NULL;
 
@@ -154,23 +151,8 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
     parm.presolve = GLP_ON;
-    if (getenv("LPNOPRE")) { parm.presolve = GLP_OFF; glp_adv_basis(lp, 0); }
-    const char *M = getenv("LPM");
-    int ret, status;
-    if (M && M[0] == 'i') {
-        glp_iptcp ip; glp_init_iptcp(&ip); ip.msg_lev = GLP_MSG_OFF;
-        if (M[1] == 'a') { ip.ord_alg = GLP_ORD_AMD; }
-        if (M[1] == 's') { ip.ord_alg = GLP_ORD_SYMAMD; }
-        if (M[1] == 'n') { ip.ord_alg = GLP_ORD_NONE; }
-        ret = glp_interior(lp, &ip);
-        status = ret == 0 ? glp_ipt_status(lp) : GLP_UNDEF;
-    } else {
-        if (M && M[0] == 'd') parm.meth = GLP_DUALP;
-        if (M && M[0] == 'D') parm.meth = GLP_DUAL;
-        if (M && M[1] == 'p') parm.pricing = GLP_PT_STD;
-        ret = glp_simplex(lp, &parm);
-        status = ret == 0 ? glp_get_status(lp) : GLP_UNDEF;
-    }
+    int ret = glp_simplex(lp, &parm);
+    int status = ret == 0 ? glp_get_status(lp) : GLP_UNDEF;
     glp_term_out(old_term);
     if (ret != 0 || status != GLP_OPT) {
         rc = tl_err_set(err, TL_EINVAL, "GLPK simplex did not reach an optimum (%s; status %s) "
@@ -178,7 +160,7 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
                         glpk_status_name(status), rows, cols);
         goto done;
     }
-    double t = (M && M[0]=='i' ? glp_ipt_obj_val(lp) : glp_get_obj_val(lp)) * c_max / d_max;
+    double t = glp_get_obj_val(lp) * c_max / d_max;
     out->throughput = out->lower = out->upper = t;
     out->lp_rows = rows;
     out->lp_cols = cols;
