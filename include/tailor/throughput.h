@@ -89,7 +89,8 @@ int tl_tm_make(const tl_tgraph *g, tl_tm_kind kind, double param, uint64_t seed,
 typedef struct tl_tput {
     double throughput; /* exact: the LP optimum; approx: the certified lower bound */
     double lower, upper; /* certified bounds (equal for the exact method) */
-    char method[32];     /* "exact-lp", "garg-konemann" */
+    /* "exact-lp", "garg-konemann", "path-potential", "path-potential+garg-konemann" */
+    char method[32];
     double seconds;
     uint64_t iterations;
     size_t lp_rows, lp_cols; /* exact method: the LP's size */

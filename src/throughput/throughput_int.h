@@ -13,8 +13,8 @@
 #include "tailor/throughput.h"
 
 /* Directed arcs of a tgraph: edge e of positive capacity gives two arcs,
- * eu->ev and ev->eu, each with capacity cap[e]. Edges of capacity 0 carry
- * nothing and get no arcs. */
+ * eu->ev and ev->eu, each with capacity cap[e], numbered by tail. Edges of
+ * capacity 0 carry nothing and get no arcs. */
 typedef struct tl_tput_net {
     uint32_t n, n_arcs;
     uint32_t *tail, *head;       /* (n_arcs) */
@@ -92,33 +92,37 @@ static inline int tl_tput_net_build(tl_tput_net *net, const tl_tgraph *g, tl_err
         tl_tput_net_fini(net);
         return tl_err_nomem(err);
     }
-    uint32_t a = 0;
-    for (uint32_t e = 0; e < g->n_edges; e++) {
-        if (!(g->cap[e] > 0))
-            continue;
-        net->tail[a] = g->eu[e], net->head[a] = g->ev[e];
-        net->tail[a + 1] = g->ev[e], net->head[a + 1] = g->eu[e];
-        net->edge[a] = net->edge[a + 1] = e;
-        net->cap[a] = net->cap[a + 1] = g->cap[e];
-        a += 2;
-    }
-    for (a = 0; a < n_arcs; a++) {
-        net->out_off[net->tail[a] + 1]++;
-        net->in_off[net->head[a] + 1]++;
-    }
+    /* Arcs are numbered in order of their tail (out_arc is the identity), so
+     * a node's out-arcs are contiguous in every per-arc array: Dijkstra's
+     * inner loop then reads memory in order. */
+    for (uint32_t e = 0; e < g->n_edges; e++)
+        if (g->cap[e] > 0) {
+            net->out_off[g->eu[e] + 1]++, net->out_off[g->ev[e] + 1]++;
+            net->in_off[g->eu[e] + 1]++, net->in_off[g->ev[e] + 1]++;
+        }
     for (uint32_t v = 0; v < n; v++) {
         net->out_off[v + 1] += net->out_off[v];
         net->in_off[v + 1] += net->in_off[v];
     }
     /* Fill by counting up from the offsets, then shift back: avoids a cursor array. */
-    for (a = 0; a < n_arcs; a++) {
-        net->out_arc[net->out_off[net->tail[a]]++] = a;
+    for (uint32_t e = 0; e < g->n_edges; e++) {
+        if (!(g->cap[e] > 0))
+            continue;
+        for (int dir = 0; dir < 2; dir++) {
+            uint32_t u = dir ? g->ev[e] : g->eu[e], v = dir ? g->eu[e] : g->ev[e];
+            uint32_t a = net->out_off[u]++;
+            net->tail[a] = u, net->head[a] = v, net->edge[a] = e, net->cap[a] = g->cap[e];
+        }
+    }
+    for (uint32_t v = n; v > 0; v--)
+        net->out_off[v] = net->out_off[v - 1];
+    net->out_off[0] = 0;
+    for (uint32_t a = 0; a < n_arcs; a++) {
+        net->out_arc[a] = a;
         net->in_arc[net->in_off[net->head[a]]++] = a;
     }
-    for (uint32_t v = n; v > 0; v--) {
-        net->out_off[v] = net->out_off[v - 1];
+    for (uint32_t v = n; v > 0; v--)
         net->in_off[v] = net->in_off[v - 1];
-    }
     net->out_off[0] = net->in_off[0] = 0;
     return 0;
 }
