@@ -27,6 +27,7 @@ typedef struct cli_opts {
     uint32_t relative;     /* --relative N: random instances */
     int is_cuts;           /* --cuts */
     int is_quick;          /* --quick */
+    int is_spread;         /* --spread-servers: same-equipment graphs spread the servers */
     const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
     const char *sets[64]; /* --set name=value */

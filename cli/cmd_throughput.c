@@ -62,7 +62,7 @@ int cmd_throughput(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv, "throughput",
-                       "tm,method,eps,seed,skew,relative,cuts,save-tm,quiet", &o);
+                       "tm,method,eps,seed,skew,relative,spread-servers,cuts,save-tm,quiet", &o);
     if (rc)
         return rc;
     if (!o.scenario) {
@@ -159,7 +159,7 @@ int cmd_throughput(int argc, char **argv)
         }
         tl_rel_tput rel;
         if ((rc = tl_relative_throughput(t, kind, o.skew > 0 ? o.skew : 0.1, is_exact, eps,
-                                         o.relative, seed, &rel, &err)))
+                                         o.is_spread, o.relative, seed, &rel, &err)))
             goto out;
         printf("relative throughput: %.4f +- %.4f  (same-equipment random graphs: %.6g +- %.3g, "
                "%u instances, 95%% CI)\n",

@@ -113,7 +113,7 @@ static int write_plot(const char *dir, tl_err *err)
 int cmd_topo_bench(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "topo-bench", "o,quick,seed,relative,eps,quiet", &o);
+    int rc = cli_parse(argc, argv, "topo-bench", "o,quick,seed,relative,spread-servers,eps,quiet", &o);
     if (rc)
         return rc;
     const char *dir = o.out ? o.out : "out/topo-bench";
@@ -150,7 +150,8 @@ int cmd_topo_bench(int argc, char **argv)
         r->switches = g.n_nodes;
         tl_tgraph_fini(&g);
         for (int k = 0; k < 3 && !rc; k++)
-            rc = tl_relative_throughput(t, kinds[k], 0, 0, eps, n_inst, seed, &r->rel[k], &err);
+            rc = tl_relative_throughput(t, kinds[k], 0, 0, eps, o.is_spread, n_inst, seed,
+                                        &r->rel[k], &err);
         tl_topo_destroy(t);
         if (!o.is_quiet && !rc)
             fprintf(stderr, "[topo-bench] %-44s %5u servers  relative %.3f %.3f %.3f  (%.0f s)\n",

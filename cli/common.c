@@ -45,9 +45,13 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             fprintf(stderr, "tailor %s: unknown option '%s' (see 'tailor help %s')\n", cmd, a, cmd);
             return EXIT_INPUT;
         }
-        if (strcmp(name, "quiet") == 0 || strcmp(name, "cuts") == 0 || strcmp(name, "quick") == 0) {
-            *(strcmp(name, "quiet") == 0 ? &o->is_quiet
-                                         : strcmp(name, "cuts") == 0 ? &o->is_cuts : &o->is_quick) = 1;
+        int *flag = strcmp(name, "quiet") == 0            ? &o->is_quiet
+                    : strcmp(name, "cuts") == 0           ? &o->is_cuts
+                    : strcmp(name, "quick") == 0          ? &o->is_quick
+                    : strcmp(name, "spread-servers") == 0 ? &o->is_spread
+                                                          : NULL;
+        if (flag) {
+            *flag = 1;
             continue;
         }
         if (i + 1 >= argc) {

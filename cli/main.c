@@ -47,7 +47,8 @@ static const struct {
      "            (HPCC topology.txt). Both load back as a scenario topology of type \"file\".\n"},
     {"throughput", cmd_throughput, "max-concurrent-flow throughput of a topology under a traffic matrix",
      "tailor throughput TOPOLOGY [--tm KIND|FILE] [--method exact|approx] [--eps E] [--seed N]\n"
-     "                  [--skew F] [--cuts] [--relative N] [--save-tm FILE] [--quiet]\n"
+     "                  [--skew F] [--cuts] [--relative N [--spread-servers]] [--save-tm FILE]\n"
+     "                  [--quiet]\n"
      "  TOPOLOGY  a family (jellyfish:switches=100,degree=8,servers=4; fat_tree:k=8;\n"
      "            flattened_butterfly:k=5,n=2,servers=5; hypercube, hyperx, dragonfly, slimfly,\n"
      "            bcube, dcell, longhop, leaf_spine, fabric: docs/throughput.md), a scenario or\n"
@@ -57,9 +58,13 @@ static const struct {
      "            'src dst demand' lines (node ids)\n"
      "  --method  exact (GLPK LP, default) or approx (certified within --eps, default 0.02)\n"
      "  --cuts    also sparsest cut and bisection bandwidth\n"
-     "  --relative N  relative throughput against N same-equipment random graphs\n"},
+     "  --relative N  relative throughput against N same-equipment random graphs\n"
+     "  --spread-servers  the random graphs spread the servers over all switches in\n"
+     "            proportion to their ports (Jellyfish's same equipment; the paper's fat-tree\n"
+     "            baseline) instead of keeping each switch's servers\n"},
     {"topo-bench", cmd_topo_bench, "compare topology families (the throughput paper's Figures 5-6, Table I)",
-     "tailor topo-bench [-o DIR] [--quick] [--relative N] [--eps E] [--seed N] [--quiet]\n"
+     "tailor topo-bench [-o DIR] [--quick] [--relative N] [--spread-servers] [--eps E] [--seed N]\n"
+     "                  [--quiet]\n"
      "  Every family at sizes up to ~1,000 servers under all-to-all, random matching and\n"
      "  longest matching, relative to N same-equipment random graphs (default 3; --quick: the\n"
      "  smallest size only, N = 2). Writes DIR/topo-bench.csv, topo-bench.png, table.md\n"

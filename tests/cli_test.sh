@@ -142,6 +142,15 @@ check "sparsest cut of the FB example" grep -q "^sparsest cut: 0.6 " "$tmp/tput"
 check "a saved TM reproduces the result" grep -q "^throughput: 0.5 " "$tmp/tput2"
 "$bin" throughput "jellyfish:switches=40,degree=5,servers=2" --tm all-to-all --method approx --eps 0.05 >"$tmp/tput3"
 check "approx reports its certified gap" grep -q "certified within" "$tmp/tput3"
+# A full-bisection fat tree beats random graphs that keep its servers on its edge switches
+# but loses (paper Table I: 65% under all-to-all) to ones that spread them over all switches.
+"$bin" throughput fat_tree:k=8 --tm all-to-all --method approx --eps 0.05 --relative 2 >"$tmp/ft1"
+"$bin" throughput fat_tree:k=8 --tm all-to-all --method approx --eps 0.05 --relative 2 \
+    --spread-servers >"$tmp/ft2"
+check "fat tree above its kept-servers random graphs" \
+    awk '/^relative throughput/ { exit !($3 > 1.2) }' "$tmp/ft1"
+check "fat tree below its spread-servers random graphs" \
+    awk '/^relative throughput/ { exit !($3 < 0.8) }' "$tmp/ft2"
 "$bin" throughput "dragonfy:a=4,p=2,h=2" 2>"$tmp/err" >/dev/null
 check "unknown family exits 2" test $? -eq 2
 check "unknown family suggests" grep -q "did you mean 'dragonfly'" "$tmp/err"

@@ -789,6 +789,92 @@ static void test_same_equipment_counts(void **state)
     tl_topo_destroy(f);
 }
 
+/* Spread variant on the k=4 fat tree: every switch has 4 ports; the 16 servers go over
+ * the 20 switches in proportion to ports, 16 x 4 / 80 = 0.8 each, so by largest remainder
+ * the first 16 switches (ties go to the lower id) get one server and keep 3 switch links,
+ * the last 4 get none and keep 4: 16 x 3 + 4 x 4 = 64 stubs = 32 links, the fat tree's
+ * own number. A k=8 fat tree (80 switches of 8 ports, 128 servers, 1.6 each) gives 48
+ * switches 2 servers and 32 switches 1. On a Jellyfish (equal ports, equal servers) the
+ * spread keeps every switch's servers. BCube's server-centric nodes keep their server;
+ * its 8 switches have none to spread. Links of two rates are refused. */
+static void test_same_equipment_spread(void **state)
+{
+    (void)state;
+    tl_err err = {0};
+    static const struct {
+        uint32_t k, n_sw, want_hi, srv_hi, n_hi_expect, srv_lo;
+    } ft[] = {{4, 20, 16, 1, 16, 0}, {8, 80, 128, 2, 48, 1}};
+    for (size_t c = 0; c < 2; c++) {
+        tl_fattree_params fp = {.k = ft[c].k};
+        tl_topo *f = tl_topo_fattree(&fp, &err);
+        assert_non_null(f);
+        uint32_t n_h = tl_topo_n_hosts(f), links = tl_topo_n_links(f);
+        tl_topo *r = tl_topo_same_equipment_spread(f, 5, &err);
+        assert_non_null(r);
+        expect_u32("spread fattree", "hosts", tl_topo_n_hosts(r), n_h);
+        expect_u32("spread fattree", "switches", count_switches(r), ft[c].n_sw);
+        expect_u32("spread fattree", "links", tl_topo_n_links(r), links);
+        assert_true(is_connected(r));
+        assert_int_equal(count_parallel(r), 0);
+        uint32_t n_hi = 0, n_lo = 0;
+        for (uint32_t v = n_h; v < n_h + ft[c].n_sw; v++) {
+            uint32_t to_sw, to_host;
+            split_degree(r, v, &to_sw, &to_host);
+            expect_u32("spread fattree", "ports", to_sw + to_host, ft[c].k);
+            n_hi += to_host == ft[c].srv_hi;
+            n_lo += to_host == ft[c].srv_lo;
+        }
+        expect_u32("spread fattree", "switches with more servers", n_hi, ft[c].n_hi_expect);
+        expect_u32("spread fattree", "switches with fewer servers", n_lo,
+                   ft[c].n_sw - ft[c].n_hi_expect);
+        tl_topo *again = tl_topo_same_equipment_spread(f, 5, &err);
+        assert_true(same_links(r, again));
+        tl_topo_destroy(again);
+        tl_topo_destroy(r);
+        tl_topo_destroy(f);
+    }
+
+    tl_topo *j = tl_topo_from_spec("jellyfish:switches=30,degree=5,servers=3", 1, &err);
+    assert_non_null(j);
+    tl_topo *r = tl_topo_same_equipment_spread(j, 2, &err);
+    assert_non_null(r);
+    for (uint32_t v = 90; v < 120; v++) {
+        uint32_t to_sw, to_host;
+        split_degree(r, v, &to_sw, &to_host);
+        assert_int_equal(to_sw, 5);
+        assert_int_equal(to_host, 3);
+    }
+    tl_topo_destroy(r);
+    tl_topo_destroy(j);
+
+    tl_topo *bc = tl_topo_bcube(4, 1, 0, &err);
+    r = tl_topo_same_equipment_spread(bc, 9, &err);
+    assert_non_null(r);
+    expect_u32("spread bcube", "hosts", tl_topo_n_hosts(r), 16);
+    expect_u32("spread bcube", "switches", count_switches(r), 24);
+    tl_topo_destroy(r);
+    tl_topo_destroy(bc);
+
+    /* a triangle of switches, one link at 40 Gb/s, one server each */
+    tl_topo *two = tl_topo_create(&err);
+    assert_non_null(two);
+    for (int h = 0; h < 3; h++)
+        assert_true(tl_topo_add_node(two, TL_NODE_HOST, 0, -1, -1, 0, &err) >= 0);
+    for (int w = 0; w < 3; w++)
+        assert_true(tl_topo_add_node(two, TL_NODE_SWITCH, TL_TIER_AUTO, -1, -1, 0, &err) >= 0);
+    for (uint32_t h = 0; h < 3; h++)
+        assert_true(tl_topo_add_link(two, h, 3 + h, 10000000000ull, 1000000, &err) >= 0);
+    assert_true(tl_topo_add_link(two, 3, 4, 10000000000ull, 1000000, &err) >= 0);
+    assert_true(tl_topo_add_link(two, 4, 5, 10000000000ull, 1000000, &err) >= 0);
+    assert_true(tl_topo_add_link(two, 5, 3, 40000000000ull, 1000000, &err) >= 0);
+    assert_int_equal(tl_topo_finish(two, &err), 0);
+    tl_err e2 = {0};
+    assert_null(tl_topo_same_equipment_spread(two, 1, &e2));
+    assert_int_equal(e2.code, TL_EINVAL);
+    assert_non_null(strstr(e2.msg, "one rate and delay"));
+    tl_topo_destroy(two);
+}
+
 /* ---------------------------------------------------------------- bad input */
 
 /* Three switches in a triangle and a fourth with only a host: 3 switch links are enough
@@ -993,7 +1079,8 @@ int main(void)
         cmocka_unit_test(test_longhop_degrees),       cmocka_unit_test(test_family_structure),
         cmocka_unit_test(test_slimfly_moore),         cmocka_unit_test(test_jellyfish_determinism),
         cmocka_unit_test(test_jellyfish_uniform),     cmocka_unit_test(test_same_equipment),
-        cmocka_unit_test(test_same_equipment_counts), cmocka_unit_test(test_bad_parameters),
+        cmocka_unit_test(test_same_equipment_counts), cmocka_unit_test(test_same_equipment_spread),
+        cmocka_unit_test(test_bad_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -217,8 +217,8 @@ static void relative_throughput(void **state)
 {
     tl_topo *t = spec("jellyfish:switches=30,degree=5,servers=3");
     tl_rel_tput a, b;
-    assert_int_equal(tl_relative_throughput(t, TL_TM_RANDOM_MATCHING, 0, 1, 0, 5, 9, &a, NULL), 0);
-    assert_int_equal(tl_relative_throughput(t, TL_TM_RANDOM_MATCHING, 0, 1, 0, 5, 9, &b, NULL), 0);
+    assert_int_equal(tl_relative_throughput(t, TL_TM_RANDOM_MATCHING, 0, 1, 0, 0, 5, 9, &a, NULL), 0);
+    assert_int_equal(tl_relative_throughput(t, TL_TM_RANDOM_MATCHING, 0, 1, 0, 0, 5, 9, &b, NULL), 0);
     assert_true(a.relative == b.relative && a.random_ci95 == b.random_ci95);
     if (fabs(a.relative - 1) > 0.1)
         fail_msg("jellyfish relative throughput %g", a.relative);

@@ -105,8 +105,8 @@ int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tpu
                          tl_err *err);
 
 /* Relative throughput (paper §IV): the topology's throughput over the mean
- * of n_instances same-equipment random graphs' (tl_topo_same_equipment, seeds
- * from seed), each under a TM of the same kind made for it, with a 95%
+ * of n_instances same-equipment random graphs' (tl_topo_same_equipment, or
+ * tl_topo_same_equipment_spread when spread is nonzero; seeds from seed), each under a TM of the same kind made for it, with a 95%
  * confidence interval (Student t over the instances). */
 typedef struct tl_rel_tput {
     double tput;               /* the topology's */
@@ -115,8 +115,8 @@ typedef struct tl_rel_tput {
     uint32_t n_instances;
 } tl_rel_tput;
 int tl_relative_throughput(const tl_topo *t, tl_tm_kind kind, double param, int use_exact,
-                           double eps, uint32_t n_instances, uint64_t seed, tl_rel_tput *out,
-                           tl_err *err);
+                           double eps, int spread, uint32_t n_instances, uint64_t seed,
+                           tl_rel_tput *out, tl_err *err);
 
 /* ---- bounds and cuts ---- */
 

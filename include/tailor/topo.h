@@ -239,6 +239,14 @@ tl_topo *tl_topo_longhop(uint32_t dim, uint32_t servers_per_switch, uint64_t lin
  * (a switch without switch links, fewer than n-1 links, two hosts linked with no
  * switch). */
 tl_topo *tl_topo_same_equipment(const tl_topo *t, uint64_t seed, tl_err *err);
+/* The same with the servers of t's switches spread over all switches in
+ * proportion to their ports (switch links + servers; largest remainders, ties
+ * to the lower id), each switch keeping its port count: Jellyfish's "same
+ * equipment" and TopoBench's baseline for fat trees (a random regular graph of
+ * the fat tree's switches with its servers spread evenly). Server-centric
+ * nodes keep their server. Needs switch-to-switch links of one (rate, delay);
+ * a graph-drawing stream of its own ("same_equipment_spread"). */
+tl_topo *tl_topo_same_equipment_spread(const tl_topo *t, uint64_t seed, tl_err *err);
 
 /* A topology named in one line: "family:key=value,...". Families and keys:
  * fat_tree (k, servers), leaf_spine (leaves, spines, servers), fabric (pods,

@@ -46,8 +46,8 @@ static int tput_of(const tl_topo *t, tl_tm_kind kind, double param, int use_exac
 }
 
 int tl_relative_throughput(const tl_topo *t, tl_tm_kind kind, double param, int use_exact,
-                           double eps, uint32_t n_instances, uint64_t seed, tl_rel_tput *out,
-                           tl_err *err)
+                           double eps, int spread, uint32_t n_instances, uint64_t seed,
+                           tl_rel_tput *out, tl_err *err)
 {
     memset(out, 0, sizeof *out);
     if (n_instances < 2)
@@ -55,7 +55,8 @@ int tl_relative_throughput(const tl_topo *t, tl_tm_kind kind, double param, int 
     int rc = tput_of(t, kind, param, use_exact, eps, seed, &out->tput, err);
     double sum = 0, sum2 = 0;
     for (uint32_t i = 0; !rc && i < n_instances; i++) {
-        tl_topo *r = tl_topo_same_equipment(t, seed + 1 + i, err);
+        tl_topo *r = spread ? tl_topo_same_equipment_spread(t, seed + 1 + i, err)
+                            : tl_topo_same_equipment(t, seed + 1 + i, err);
         if (!r)
             return err ? err->code : TL_ENOMEM;
         double x;

@@ -652,11 +652,87 @@ typedef struct server_rec {
     int64_t delay_ps;
 } server_rec;
 
+/* Spread mode: moves the servers hanging off t's switches so each switch gets
+ * its share of them in proportion to its ports (switch links + servers),
+ * largest remainders first, ties to the lower graph node, and rewrites the stubs
+ * so each switch keeps its port count. Multi-homed hosts (server-centric
+ * nodes) keep their server and links. The total number of stubs is unchanged
+ * (every server taken from a port gives a port back). Needs one link class. */
+static int spread_servers(const tl_topo *t, const uint32_t *gnode, uint32_t n_g,
+                          server_rec *servers, uint32_t n_srv, uint32_t n_gl, uint32_t *stubs,
+                          tl_err *err)
+{
+    uint32_t n_in = tl_topo_n_nodes(t);
+    uint32_t *ports = calloc((size_t)n_g + 1, sizeof *ports);
+    uint32_t *quota = calloc((size_t)n_g + 1, sizeof *quota);
+    double *frac = malloc(((size_t)n_g + 1) * sizeof *frac);
+    uint8_t *is_sw = calloc((size_t)n_g + 1, 1);
+    int rc = 0;
+    if (!ports || !quota || !frac || !is_sw) {
+        rc = tl_err_nomem(err);
+        goto done;
+    }
+    for (uint32_t v = 0; v < n_in; v++)
+        if (gnode[v] != UINT32_MAX && tl_topo_node(t, v)->kind == TL_NODE_SWITCH)
+            is_sw[gnode[v]] = 1;
+    for (size_t i = 0; i < 2 * (size_t)n_gl; i++)
+        ports[stubs[i]]++;
+    uint64_t total = 0, moving = 0;
+    for (uint32_t s = 0; s < n_srv; s++)
+        if (is_sw[servers[s].gnode])
+            ports[servers[s].gnode]++, moving++;
+    for (uint32_t v = 0; v < n_g; v++)
+        if (is_sw[v])
+            total += ports[v];
+    uint64_t given = 0;
+    for (uint32_t v = 0; v < n_g; v++) {
+        if (!is_sw[v])
+            continue;
+        double share = (double)moving * ports[v] / (double)total;
+        quota[v] = (uint32_t)share;
+        frac[v] = share - quota[v];
+        given += quota[v];
+    }
+    for (; given < moving; given++) { /* largest remainder, lowest node on ties */
+        uint32_t best = UINT32_MAX;
+        for (uint32_t v = 0; v < n_g; v++)
+            if (is_sw[v] && (best == UINT32_MAX || frac[v] > frac[best]))
+                best = v;
+        quota[best]++;
+        frac[best] = -1;
+    }
+    for (uint32_t s = 0, v = 0; s < n_srv; s++) {
+        if (!is_sw[servers[s].gnode])
+            continue;
+        while (!is_sw[v] || quota[v] == 0)
+            v++;
+        servers[s].gnode = v;
+        quota[v]--;
+        ports[v]--; /* now the switch's network degree */
+    }
+    size_t k = 0;
+    for (uint32_t v = 0; v < n_g; v++) {
+        if (ports[v] == 0) {
+            rc = tl_err_set(err, TL_EINVAL,
+                            "spreading servers leaves a switch with no switch link");
+            goto done;
+        }
+        for (uint32_t i = 0; i < ports[v]; i++)
+            stubs[k++] = v;
+    }
+done:
+    free(ports);
+    free(quota);
+    free(frac);
+    free(is_sw);
+    return rc;
+}
+
 /* Graph nodes are t's switches and multi-homed hosts, numbered in t's id order; every
  * other host is a server of its one neighbour. Link classes are the distinct (rate, delay)
  * pairs of links between graph nodes, ordered by rate then delay; the stubs of each class
  * list its links' endpoints in t's link order. */
-tl_topo *tl_topo_same_equipment(const tl_topo *t, uint64_t seed, tl_err *err)
+static tl_topo *same_equipment(const tl_topo *t, uint64_t seed, int spread, tl_err *err)
 {
     uint32_t n_in = tl_topo_n_nodes(t), n_links_in = tl_topo_n_links(t);
     uint32_t *gnode = malloc(((size_t)n_in + 1) * sizeof *gnode); /* (n_in) or UINT32_MAX */
@@ -741,7 +817,15 @@ tl_topo *tl_topo_same_equipment(const tl_topo *t, uint64_t seed, tl_err *err)
         stubs[2 * (size_t)l] = glinks[l].a;
         stubs[2 * (size_t)l + 1] = glinks[l].b;
     }
-    if (n_gl && (rc = rgraph_draw(&g, n_g, n_cls, cls_off, stubs, seed, "same_equipment", err)))
+    if (spread && n_cls > 1) {
+        rc = tl_err_set(err, TL_EINVAL, "spreading servers needs switch-to-switch links of one "
+                        "rate and delay; found %u kinds", n_cls);
+        goto done;
+    }
+    if (spread && (rc = spread_servers(t, gnode, n_g, servers, n_srv, n_gl, stubs, err)))
+        goto done;
+    if (n_gl && (rc = rgraph_draw(&g, n_g, n_cls, cls_off, stubs, seed,
+                                  spread ? "same_equipment_spread" : "same_equipment", err)))
         goto done;
 
     /* servers grouped by graph node, in t's host order within a node */
@@ -786,4 +870,14 @@ done:
         return NULL;
     }
     return out;
+}
+
+tl_topo *tl_topo_same_equipment(const tl_topo *t, uint64_t seed, tl_err *err)
+{
+    return same_equipment(t, seed, 0, err);
+}
+
+tl_topo *tl_topo_same_equipment_spread(const tl_topo *t, uint64_t seed, tl_err *err)
+{
+    return same_equipment(t, seed, 1, err);
 }
