@@ -309,14 +309,21 @@ static void nic_kick(tl_pktsim *s, port *p, int64_t now)
     uint32_t i = dequeue(s, p, now);
     if (i == NONE && p->rr_head != NONE && !p->is_paused) {
         int64_t wake = INT64_MAX;
-        uint32_t fi = p->rr_head;
-        do {
+        /* One lap of the ring: it ends back at the first flow that stayed in
+         * it (the head itself may leave, so the head cannot mark the lap). */
+        uint32_t fi = p->rr_head, lap = NONE;
+        while (p->rr_head != NONE && fi != lap) {
             flow_rt *f = &s->fl[fi];
             uint32_t nx = f->rr_next;
             if (f->snd_nxt >= f->size_bytes) { /* everything sent: leave until a loss */
                 rr_remove(s, p, fi);
-            } else if (f->snd_nxt - f->snd_una < f->io.cwnd_bytes ||
-                       f->snd_nxt == f->snd_una) { /* a window below one packet never stalls */
+                fi = nx;
+                continue;
+            }
+            if (lap == NONE)
+                lap = fi;
+            if (f->snd_nxt - f->snd_una < f->io.cwnd_bytes ||
+                f->snd_nxt == f->snd_una) { /* a window below one packet never stalls */
                 if (f->next_send_ps <= now) {
                     i = make_data(s, fi, now);
                     p->rr_head = s->fl[fi].is_in_rr ? s->fl[fi].rr_next : p->rr_head;
@@ -326,7 +333,7 @@ static void nic_kick(tl_pktsim *s, port *p, int64_t now)
                     wake = f->next_send_ps;
             }
             fi = nx;
-        } while (p->rr_head != NONE && fi != p->rr_head);
+        }
         if (i == NONE && wake != INT64_MAX)
             arm_txdone(s, p, wake);
     }
