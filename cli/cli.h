@@ -28,6 +28,7 @@ typedef struct cli_opts {
     int is_cuts;           /* --cuts */
     int is_quick;          /* --quick */
     int is_spread;         /* --spread-servers: same-equipment graphs spread the servers */
+    int is_cluster;        /* --cluster: parsimon clusters similar links */
     const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
     const char *sets[64]; /* --set name=value */
@@ -70,6 +71,7 @@ void cli_world_fini(cli_world *w);
 int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,
                    tl_progress *prog, tl_err *err);
 
+int cmd_compare(int argc, char **argv);
 int cmd_gen_flows(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_demo(int argc, char **argv);

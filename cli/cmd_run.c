@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "tailor/fileio.h"
 #include "tailor/flowsim.h"
+#include "tailor/parsimon.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
 
@@ -137,6 +138,41 @@ static int run_flowsim(cli_world *w, const char *outdir, tl_progress *prog, tl_e
     return rc;
 }
 
+static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_err *err)
+{
+    tl_summary sum;
+    memset(&sum, 0, sizeof sum);
+    const tl_engine_spec *es = &w->sc.engine;
+    tl_parsimon_opts po;
+    tl_parsimon_opts_default(&po);
+    po.bucket_min = es->bucket_min;
+    po.bucket_ratio = es->bucket_ratio;
+    po.fat_factor = es->fat_factor;
+    po.is_cluster = es->is_cluster;
+    po.cluster_wmape = es->cluster_wmape;
+    po.cluster_load = es->cluster_load;
+    po.n_threads = es->n_threads;
+    tl_parsimon *ps = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
+                                         w->sc.seed, &po, err);
+    int rc = ps ? tl_parsimon_run(ps, prog, err) : err->code;
+    if (!rc)
+        rc = save_results(w, "parsimon", tl_parsimon_results(ps), outdir, &sum, err);
+    if (!rc) {
+        tl_parsimon_stats st;
+        tl_parsimon_get_stats(ps, &st);
+        printf("parsimon: %zu flows, %u busy links: %u simulated (%u first hop, %u middle, %u last "
+               "hop), %u pruned by clustering; %llu link-hops; decompose %.2f s, link simulations "
+               "%.2f s (slowest link %.2f s), aggregation %.2f s\n",
+               w->flows.n, st.n_chans_busy, st.n_simulated, st.n_case[0], st.n_case[1],
+               st.n_case[2], st.n_pruned, (unsigned long long)st.n_link_hops, st.decompose_s,
+               st.simulate_s, st.max_link_s, st.aggregate_s);
+        print_buckets(&sum, outdir, "fct.csv, fct.txt, summary.json");
+    }
+    tl_summary_fini(&sum);
+    tl_parsimon_destroy(ps);
+    return rc;
+}
+
 /* Runs the engine on a built world and writes OUTDIR's result files; prints
  * a short report on stdout. Shared by `run` and `demo`. */
 int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,
@@ -144,9 +180,12 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double 
 {
     if (strcmp(engine, "flowsim") == 0)
         return run_flowsim(w, outdir, prog, err);
+    if (strcmp(engine, "parsimon") == 0)
+        return run_parsimon(w, outdir, prog, err);
     if (strcmp(engine, "pktsim") != 0)
         return tl_err_set(err, TL_EINVAL,
-                          "engine '%s' is not available yet (available: pktsim, flowsim)", engine);
+                          "engine '%s' is not available yet (available: pktsim, flowsim, parsimon)",
+                          engine);
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
     double t0 = (double)clock() / CLOCKS_PER_SEC;
@@ -199,7 +238,8 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double 
 int cmd_run(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "run", "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us", &o);
+    int rc = cli_parse(argc, argv, "run",
+                       "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster", &o);
     if (rc)
         return rc;
     if (!o.out) {
@@ -211,6 +251,8 @@ int cmd_run(int argc, char **argv)
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
+    if (o.is_cluster)
+        w.sc.engine.is_cluster = 1;
     if (!rc)
         rc = cli_run_engine(&w, o.engine ? o.engine : w.sc.engine.name, o.out, o.queue_trace_us,
                             prog, &err);

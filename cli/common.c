@@ -49,6 +49,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                     : strcmp(name, "cuts") == 0           ? &o->is_cuts
                     : strcmp(name, "quick") == 0          ? &o->is_quick
                     : strcmp(name, "spread-servers") == 0 ? &o->is_spread
+                    : strcmp(name, "cluster") == 0        ? &o->is_cluster
                                                           : NULL;
         if (flag) {
             *flag = 1;

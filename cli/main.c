@@ -25,6 +25,15 @@ static const struct {
      "  --preset NAME       apply a parameter preset (tailor params lists them) before --set\n"
      "  --queue-trace-us N  also write queues.csv: every N us of simulated time, the\n"
      "                      queue length of every port that holds packets\n"},
+    {"compare", cmd_compare, "accuracy of a run against a reference run, per size bucket and class",
+     "tailor compare REF_DIR EST_DIR [-o OUT_DIR] [--quiet]\n"
+     "  REF_DIR, EST_DIR  output folders of `tailor run` (summary.json, and fct.csv for the plot)\n"
+     "  Prints, per size bucket, over all classes and for each class present in both runs,\n"
+     "  the mean, p50, p99 and p99.9 slowdown of both runs and the relative error\n"
+     "  (est - ref) / ref. Writes OUT_DIR/compare.json (default OUT_DIR: EST_DIR) and, when\n"
+     "  both runs have fct.csv, compare_cdf.csv, compare.gp and compare.png (gnuplot):\n"
+     "  the two slowdown CDFs of every size bucket.\n"
+     "  --quiet  no notes on stderr (missing fct.csv, gnuplot missing, differing flow counts)\n"},
     {"inspect", cmd_inspect, "show a scenario's topology, workload and offered link loads",
      "tailor inspect [SCENARIO] [--flows FILE] [--seed N] [--set name=value]... [--threads N]\n"
      "               [--quiet]\n"

@@ -118,13 +118,83 @@ check "run is deterministic" cmp -s "$tmp/run1/fct.csv" "$tmp/run2/fct.csv"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runq" --quiet --queue-trace-us 50 >/dev/null
 check "queue trace written" test "$(head -1 "$tmp/runq/queues.csv")" = "t_ns,chan,queue_bytes"
 check "queue trace samples the bottleneck" grep -q "^50000.000,1," "$tmp/runq/queues.csv"
-"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine parsimon 2>"$tmp/err" >/dev/null
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine m3 2>"$tmp/err" >/dev/null
 check "unavailable engine exits 2" test $? -eq 2
-check "unavailable engine named" grep -q "parsimon" "$tmp/err"
+check "unavailable engine named" grep -q "m3" "$tmp/err"
 "$bin" run "$src/examples/parking-lot-4hop.json" -o "$tmp/runfs" --quiet >"$tmp/fsout"
 check "flowsim run (the example's engine) exits 0" test $? -eq 0
 check "flowsim writes the summary" test -s "$tmp/runfs/summary.json"
 check "flowsim reports its work per event" grep -q "links and .* flows refilled per event" "$tmp/fsout"
+
+# parsimon: the same incast decomposed into its links (every sender's first hop, the
+# links between and the receiver's last hop), with 1 and 2 threads and with clustering.
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps1" --engine parsimon --threads 1 >"$tmp/psout"
+check "parsimon run exits 0" test $? -eq 0
+check "parsimon reports its links" grep -q "^parsimon: 16 flows, .* busy links" "$tmp/psout"
+check "parsimon writes the common results" test -s "$tmp/runps1/fct.csv" -a -s "$tmp/runps1/summary.json"
+check "parsimon summary names its engine" grep -q '"engine": "parsimon"' "$tmp/runps1/summary.json"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps2" --engine parsimon --threads 2 --quiet >/dev/null
+check "parsimon is the same on 2 threads" cmp -s "$tmp/runps1/fct.csv" "$tmp/runps2/fct.csv"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps3" --engine parsimon --cluster >"$tmp/psout3"
+check "parsimon --cluster prunes links" grep -q "[1-9][0-9]* pruned by clustering" "$tmp/psout3"
+"$bin" compare "$tmp/run1" "$tmp/runps1" -o "$tmp/cmpps" --quiet >/dev/null
+check "compare pktsim vs parsimon" test -s "$tmp/cmpps/compare.json"
+
+# compare: the pktsim incast (run1, the reference) against flowsim on the same scenario.
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runfs16" --engine flowsim --quiet >/dev/null
+check "flowsim incast exits 0" test $? -eq 0
+"$bin" compare "$tmp/run1" "$tmp/runfs16" -o "$tmp/cmp/sub" >"$tmp/cmpout" 2>"$tmp/err"
+check "compare exits 0" test $? -eq 0
+check "compare table has p99" grep -q "p99" "$tmp/cmpout"
+check "compare table row" grep -q "^  50KB+ *16 *16 " "$tmp/cmpout"
+check "compare: empty bucket has no error" grep -q "^  0-1KB *0 *0 *- *- *-" "$tmp/cmpout"
+check "compare table per class" grep -q "^class incast:" "$tmp/cmpout"
+if command -v python3 >/dev/null; then
+    check "compare.json parses" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['ref_engine'] == 'pktsim' and d['est_engine'] == 'flowsim', d
+assert d['ref'].endswith('run1') and d['est'].endswith('runfs16')
+b = d['buckets']
+assert b['all']['ref']['count'] == 16 and b['all']['est']['count'] == 16
+assert b['0-1KB']['error']['p99'] is None
+e = b['all']['error']['p99']; r = b['all']['ref']['p99']; s = b['all']['est']['p99']
+assert abs(e - (s - r) / r) < 1e-9, (e, r, s)
+assert set(d['classes']) == {'incast'}
+" "$tmp/cmp/sub/compare.json"
+else
+    check "compare.json written" grep -q '"est_engine": "flowsim"' "$tmp/cmp/sub/compare.json"
+fi
+# 2 buckets with flows (50KB+, all) x 2 runs x 16 flows, under a header.
+check "compare_cdf.csv rows" test "$(wc -l <"$tmp/cmp/sub/compare_cdf.csv")" -eq 65
+check "compare_cdf.csv header" test "$(head -1 "$tmp/cmp/sub/compare_cdf.csv")" = "bucket,engine,slowdown,cdf"
+if command -v gnuplot >/dev/null; then
+    check "compare.png written" test -s "$tmp/cmp/sub/compare.png"
+fi
+check "no temporary left by compare" test "$(ls "$tmp/cmp/sub" | grep -c '\.tmp')" -eq 0
+"$bin" compare "$tmp/run1" "$tmp/runfs16" --quiet >/dev/null 2>"$tmp/q"
+check "compare writes into EST_DIR by default" test -s "$tmp/runfs16/compare.json"
+check "compare --quiet prints nothing on stderr" test ! -s "$tmp/q"
+PATH=/nonexistent "$bin" compare "$tmp/run1" "$tmp/runfs16" -o "$tmp/cmpng" >/dev/null 2>"$tmp/err"
+check "compare without gnuplot exits 0" test $? -eq 0
+check "compare without gnuplot says so" grep -q "gnuplot" "$tmp/err"
+check "compare without gnuplot keeps the CSV" test -s "$tmp/cmpng/compare_cdf.csv"
+mkdir -p "$tmp/nofct"
+cp "$tmp/run1/summary.json" "$tmp/nofct/"
+"$bin" compare "$tmp/nofct" "$tmp/runfs16" -o "$tmp/cmpnf" >/dev/null 2>"$tmp/err"
+check "compare without fct.csv exits 0" test $? -eq 0
+check "compare without fct.csv notes it" grep -q "nofct/fct.csv" "$tmp/err"
+check "compare without fct.csv: no plot" test ! -e "$tmp/cmpnf/compare.png"
+"$bin" compare "$tmp/run1" "$tmp/nosuchrun" -o "$tmp/cmpbad" 2>"$tmp/err" >/dev/null
+check "compare of a missing folder exits 2" test $? -eq 2
+check "compare names the missing folder" grep -q "nosuchrun" "$tmp/err"
+check "compare of a missing folder writes nothing" test ! -e "$tmp/cmpbad"
+mkdir -p "$tmp/badrun"
+printf '{"engine": "x",\n "unfinished": 0, "buckets": {}, "classes": {}, "extra": 1}\n' >"$tmp/badrun/summary.json"
+"$bin" compare "$tmp/badrun" "$tmp/run1" -o "$tmp/cmpbad" 2>"$tmp/err" >/dev/null
+check "compare of a bad summary exits 2" test $? -eq 2
+check "compare names the bad summary's line and key" grep -q "badrun/summary.json:2:.*extra" "$tmp/err"
+check "compare of a bad summary writes nothing" test ! -e "$tmp/cmpbad"
 
 # --cc switches the congestion control (and its default preset: PFC on for dcqcn).
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runcc" --quiet --cc dcqcn --preset dcqcn.expert >"$tmp/runccout"

@@ -60,6 +60,13 @@ int tl_pktsim_set_param(tl_pktsim *s, const char *name, double value, tl_err *er
  * route is reported unfinished. */
 int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err);
 
+/* Direct ACKs (an option for Parsimon's link-level simulations, whose reverse
+ * links carry nothing but these ACKs): from now on ACKs, NACKs and CNPs are
+ * not simulated as packets but reach their sender as one timed event after
+ * the reverse path's serialization and propagation delays, without queueing.
+ * About halves the events of a link-level run. Off by default. */
+void tl_pktsim_set_direct_acks(tl_pktsim *s, int is_on);
+
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
 

@@ -40,6 +40,11 @@ typedef struct tl_topo_spec {
 typedef struct tl_engine_spec {
     char name[32]; /* "pktsim", "flowsim", "parsimon", "m3" */
     int n_threads; /* 0 = all cores */
+    /* parsimon (parsimon.txt §3.3, §4.2): "cluster", "bucket_min" (B),
+     * "bucket_ratio" (x), "fat_factor", "cluster_wmape", "cluster_load" */
+    int is_cluster;
+    uint32_t bucket_min;
+    double bucket_ratio, fat_factor, cluster_wmape, cluster_load;
 } tl_engine_spec;
 
 typedef struct tl_scenario {

@@ -371,6 +371,16 @@ static void send_ctrl(tl_pktsim *s, uint32_t fi, int kind, int64_t echo_sent_ps,
     k->hops = hops;
     k->int_idx = int_idx;
     s->st.n_ack_pkts++;
+    if (s->is_direct_ctrl) {
+        /* No queueing: the reverse path's serialization and propagation. */
+        int64_t at = now;
+        for (unsigned h = 0; h < hops; h++) {
+            const port *q = &s->ports[pkt_chan(s, k, h)];
+            at += tx_time(q, k->wire_bytes) + q->prop_ps;
+        }
+        tl_heap_push(&s->heap, at, i, EV_CTRL_DIRECT, 0);
+        return;
+    }
     enqueue(s, &s->ports[pkt_chan(s, k, 0)], i, now);
 }
 
@@ -561,6 +571,18 @@ static void on_rto(tl_pktsim *s, uint32_t fi, int64_t now)
 
 /* ---- events ---- */
 
+/* A packet at the host where its path ends. */
+static void deliver(tl_pktsim *s, uint32_t i, int64_t now)
+{
+    int kind = P(s, i)->kind;
+    if (kind == PK_DATA)
+        on_data(s, i, now);
+    else if (kind == PK_CNP)
+        on_cnp(s, i, now);
+    else
+        on_ack(s, i, now);
+}
+
 static void on_arrive(tl_pktsim *s, port *p, int64_t now)
 {
     if (p->ring_n == 0) /* the link failed while this arrival was pending */
@@ -576,13 +598,18 @@ static void on_arrive(tl_pktsim *s, port *p, int64_t now)
         k->hop++;
         k->in_chan = (uint32_t)(p - s->ports);
         enqueue(s, &s->ports[pkt_chan(s, k, k->hop)], i, now);
-    } else if (k->kind == PK_DATA) {
-        on_data(s, i, now);
-    } else if (k->kind == PK_CNP) {
-        on_cnp(s, i, now);
     } else {
-        on_ack(s, i, now);
+        deliver(s, i, now);
     }
+}
+
+/* A control packet sent as a timed event (tl_pktsim_set_direct_acks) reaches
+ * its sender. */
+static void on_ctrl_direct(tl_pktsim *s, uint32_t i, int64_t now)
+{
+    pkt *k = P(s, i);
+    k->hop = (uint8_t)(k->hops - 1);
+    deliver(s, i, now);
 }
 
 static void on_txdone(tl_pktsim *s, port *p, int64_t now)
@@ -675,6 +702,7 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         case EV_PFC: on_pfc(s, &s->ports[e.target], e.aux, e.t_ps); break;
         case EV_LINK_FAIL: on_link_fail(s, e.target, e.t_ps); break;
         case EV_CC_TIMER: on_cc_timer(s, e.target, e.t_ps); break;
+        case EV_CTRL_DIRECT: on_ctrl_direct(s, e.target, e.t_ps); break;
         case EV_CONTROL: {
             int rc = s->control(s->control_ctx, s, e.t_ps);
             if (rc) {
@@ -1111,3 +1139,5 @@ void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out)
     out->paused_ps = p->paused_ps + (p->is_paused ? s->st.now_ps - p->paused_since_ps : 0);
     out->max_ingress_bytes = p->max_ingress_bytes;
 }
+
+void tl_pktsim_set_direct_acks(tl_pktsim *s, int is_on) { s->is_direct_ctrl = is_on != 0; }

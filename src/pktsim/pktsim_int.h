@@ -17,7 +17,8 @@
 #include "tailor/pool.h"
 #include "tailor/rng.h"
 
-enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO, EV_PFC, EV_CONTROL, EV_LINK_FAIL, EV_CC_TIMER };
+enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_RTO, EV_PFC, EV_CONTROL, EV_LINK_FAIL, EV_CC_TIMER,
+       EV_CTRL_DIRECT };
 enum { PK_DATA = 0, PK_ACK, PK_NACK, PK_CNP };
 #define NONE UINT32_MAX
 
@@ -121,6 +122,7 @@ struct tl_pktsim {
     uint64_t buffer_bytes;
     double dt_alpha;
     int is_pfc;
+    int is_direct_ctrl; /* tl_pktsim_set_direct_acks: control packets as timed events */
     uint64_t pfc_xoff_bytes, pfc_xon_bytes;
     int64_t rto_ps;
     tl_params params; /* owned copy: the run-time control may change it */

@@ -714,7 +714,9 @@ static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
 static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
 {
     const char *P = "engine";
-    static const char *const keys[] = {"name", "threads", NULL};
+    static const char *const keys[] = {"name",          "threads",      "cluster",
+                                       "bucket_min",    "bucket_ratio", "fat_factor",
+                                       "cluster_wmape", "cluster_load", NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -726,6 +728,16 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     uint32_t th = 0;
     OPT(get_u32(c, o, P, "threads", &th, 0, 1024, 0));
     e->n_threads = (int)th;
+    json_t *cl = json_object_get(o, "cluster");
+    if (cl && !json_is_boolean(cl))
+        return fail(c, "engine.cluster", TL_EPARSE, "expected true or false, found %s",
+                    tl_json_type_name(cl));
+    e->is_cluster = cl && json_is_true(cl);
+    OPT(get_u32(c, o, P, "bucket_min", &e->bucket_min, 1, 1000000, 0));
+    OPT(get_num(c, o, P, "bucket_ratio", &e->bucket_ratio, 1, 1000, 0, 0));
+    OPT(get_num(c, o, P, "fat_factor", &e->fat_factor, 1, 1000, 0, 0));
+    OPT(get_num(c, o, P, "cluster_wmape", &e->cluster_wmape, 0, 10, 0, 0));
+    OPT(get_num(c, o, P, "cluster_load", &e->cluster_load, 0, 10, 0, 0));
     return 0;
 }
 
@@ -735,6 +747,13 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     memset(sc, 0, sizeof *sc);
     snprintf(sc->source, sizeof sc->source, "%s", source);
     snprintf(sc->engine.name, sizeof sc->engine.name, "pktsim");
+    /* parsimon.txt's settings (B 100, x 2, 10x fat links) and parsimon-eval's
+     * cluster thresholds */
+    sc->engine.bucket_min = 100;
+    sc->engine.bucket_ratio = 2;
+    sc->engine.fat_factor = 10;
+    sc->engine.cluster_wmape = 0.1;
+    sc->engine.cluster_load = 0.005;
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root)

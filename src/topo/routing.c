@@ -156,8 +156,12 @@ static int build(tl_routes *r, tl_err *err)
     if (!r->dist || !r->nh_off)
         return tl_err_nomem(err);
 
+    /* Threads only pay off past a few hundred BFS roots; below that (Parsimon's
+     * link-level topologies, built by the thousand inside its own parallel
+     * loop) forking a team costs more than the work. */
+    int is_big = (uint64_t)r->n_keys * n > 100000;
     int failed = 0;
-#pragma omp parallel
+#pragma omp parallel if (is_big)
     {
         uint32_t *queue = malloc((size_t)n * sizeof(uint32_t));
         if (!queue) {
@@ -188,7 +192,7 @@ static int build(tl_routes *r, tl_err *err)
     r->nh_chan = malloc((total + 1) * sizeof(uint32_t));
     if (!r->nh_chan)
         return tl_err_nomem(err);
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) if (is_big)
     for (uint32_t k = 0; k < r->n_keys; k++)
         for (uint32_t u = 0; u < n; u++) {
             uint32_t s = r->switch_idx[u];

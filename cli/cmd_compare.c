@@ -1,0 +1,405 @@
+/* tailor compare REF_DIR EST_DIR [-o OUT_DIR]: the accuracy of one run
+ * against a reference run (DESIGN.md: relative error (est - ref) / ref of
+ * the slowdown statistics per size bucket and class). Prints the tables,
+ * writes OUT_DIR/compare.json and, when both runs have per-flow tables,
+ * compare_cdf.csv, compare.gp and compare.png (gnuplot). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tailor/compare.h"
+#include "tailor/fileio.h"
+
+/* Points per plotted CDF curve: enough for a smooth line, small enough that
+ * the CSV stays readable for runs of millions of flows. */
+#define CDF_POINTS 1000
+
+typedef struct args {
+    const char *ref, *est, *out;
+    int is_quiet;
+} args;
+
+/* cli_parse takes one positional argument (a scenario); compare takes two
+ * folders, so it reads its few options itself. */
+static int parse_args(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "tailor compare: option '-o' needs a value\n");
+                return EXIT_INPUT;
+            }
+            a->out = argv[++i];
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            a->is_quiet = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "tailor compare: unknown option '%s' (see 'tailor help compare')\n",
+                    argv[i]);
+            return EXIT_INPUT;
+        } else if (!a->ref) {
+            a->ref = argv[i];
+        } else if (!a->est) {
+            a->est = argv[i];
+        } else {
+            fprintf(stderr, "tailor compare: two run folders expected, found a third: '%s'\n",
+                    argv[i]);
+            return EXIT_INPUT;
+        }
+    }
+    if (!a->est) {
+        fprintf(stderr,
+                "tailor compare: expected REF_DIR and EST_DIR (see 'tailor help compare')\n");
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* mkdir -p: creates dir and any missing parent. */
+static int make_dirs(const char *dir, tl_err *err)
+{
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+        return tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "path too long");
+    for (char *p = buf + 1;; p++) {
+        char c = *p;
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return tl_err_at(err, TL_EIO, buf, 0, 0, NULL, "cannot create the output folder: %s",
+                             strerror(errno));
+        *p = c;
+        if (!c)
+            return is_dir(dir)
+                       ? 0
+                       : tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "exists and is not a folder");
+    }
+}
+
+/* ======================== the tables ======================== */
+
+static void put_value(double x)
+{
+    if (isnan(x))
+        printf(" %8s", "-");
+    else
+        printf(" %8.3f", x);
+}
+
+static void put_error(double e)
+{
+    if (isnan(e))
+        printf(" %8s", "-");
+    else
+        printf(" %+7.1f%%", e * 100);
+}
+
+static void print_table(const char *title, const tl_cmp_row *rows)
+{
+    /* Each statistic spans three 9-character columns; its name is centred
+     * over them in a rule. */
+    printf("%s\n  %-8s %9s %9s", title, "", "", "");
+    for (int k = 0; k < TL_CMP_N_STATS; k++) {
+        int name = (int)strlen(tl_cmp_stat_names[k]), left = (25 - name) / 2;
+        printf("  %.*s %s %.*s", left, "------------", tl_cmp_stat_names[k], 25 - name - left - 1,
+               "------------");
+    }
+    printf("\n  %-8s %9s %9s", "bucket", "ref n", "est n");
+    for (int k = 0; k < TL_CMP_N_STATS; k++)
+        printf("  %8s %8s %8s", "ref", "est", "error");
+    printf("\n");
+    for (int b = 0; b < TL_N_BUCKETS; b++) {
+        const tl_cmp_row *r = &rows[b];
+        printf("  %-8s %9llu %9llu", tl_bucket_names[b], (unsigned long long)r->ref_count,
+               (unsigned long long)r->est_count);
+        for (int k = 0; k < TL_CMP_N_STATS; k++) {
+            printf(" ");
+            put_value(r->ref[k]);
+            put_value(r->est[k]);
+            put_error(r->error[k]);
+        }
+        printf("\n");
+    }
+}
+
+static int has_class(const tl_summary *s, const char *name)
+{
+    for (uint32_t c = 0; c < s->n_classes; c++)
+        if (strcmp(s->class_names[c], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Notes on what the errors do not show: classes on one side only, flow
+ * counts that differ (runs of different workloads?), unfinished flows. */
+static void print_notes(const tl_summary *ref, const tl_summary *est)
+{
+    for (int side = 0; side < 2; side++) {
+        const tl_summary *s = side ? est : ref, *other = side ? ref : est;
+        for (uint32_t c = 0; c < s->n_classes; c++)
+            if (!has_class(other, s->class_names[c]))
+                fprintf(stderr,
+                        "tailor compare: note: class '%s' is only in the %s run; "
+                        "it has no table\n",
+                        s->class_names[c], side ? "est" : "ref");
+    }
+    int all = TL_N_BUCKETS - 1;
+    unsigned long long n_ref = ref->all[all].count + ref->n_unfinished,
+                       n_est = est->all[all].count + est->n_unfinished;
+    if (n_ref != n_est)
+        fprintf(stderr,
+                "tailor compare: note: the runs have %llu and %llu flows; are they of the "
+                "same workload?\n",
+                n_ref, n_est);
+    if (ref->n_unfinished || est->n_unfinished)
+        fprintf(stderr,
+                "tailor compare: note: unfinished flows (left out of the statistics): "
+                "ref %llu, est %llu\n",
+                (unsigned long long)ref->n_unfinished, (unsigned long long)est->n_unfinished);
+}
+
+/* ======================== the plot ======================== */
+
+/* The engine names as CSV fields and plot titles: only harmless characters,
+ * and " (ref)" / " (est)" appended when the two would be the same. */
+static void make_labels(char labels[2][48], const tl_summary *sum[2])
+{
+    for (int i = 0; i < 2; i++) {
+        snprintf(labels[i], sizeof labels[i], "%s", sum[i]->engine[0] ? sum[i]->engine : "unnamed");
+        for (char *p = labels[i]; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-", *p))
+                *p = '_';
+    }
+    if (strcmp(labels[0], labels[1]) == 0)
+        for (int i = 0; i < 2; i++)
+            strcat(labels[i], i ? " (est)" : " (ref)"); /* engine names are < 32 characters */
+}
+
+/* s as a gnuplot single-quoted string, where '' stands for '. */
+static void put_gp_str(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* compare.gp: one panel per size bucket, the two CDFs read from the CSV. It
+ * writes png_path, or the file named by its first argument (gnuplot -c), so
+ * that it can be re-run by hand after editing. */
+static int write_script(const char *gp_path, const char *csv_path, const char *png_path,
+                        char labels[2][48], const tl_slowdowns *sd[2], tl_err *err)
+{
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, gp_path, err);
+    if (!f)
+        return err->code;
+    fprintf(f, "# gnuplot script written by tailor compare: FCT slowdown CDFs per size bucket\n"
+               "set terminal pngcairo size 1500,900 font ',10' noenhanced\n"
+               "set output (ARGC > 0 ? ARG1 : ");
+    put_gp_str(f, png_path);
+    fprintf(f, ")\nset datafile separator ','\ndata = ");
+    put_gp_str(f, csv_path);
+    fprintf(f,
+            "\nset multiplot layout 2,3 title 'FCT slowdown CDF: %s against the reference %s'\n"
+            "set logscale x; set xlabel 'slowdown'; set ylabel 'CDF'; set yrange [0:1]\n"
+            "set grid; set key bottom right\n",
+            labels[1], labels[0]);
+    for (int b = 0; b < TL_N_BUCKETS; b++) {
+        fprintf(f, "set title '%s (ref %zu, est %zu flows)'\n", tl_bucket_names[b], sd[0]->n[b],
+                sd[1]->n[b]);
+        if (!sd[0]->n[b] && !sd[1]->n[b]) {
+            /* gnuplot stops the script at a plot without a single point. */
+            fprintf(f, "set label 1 'no flows' at graph 0.5,0.5 center\n"
+                       "plot [1:10] 2 notitle\nunset label 1\n");
+            continue;
+        }
+        const char *sep = "plot ";
+        for (int side = 0; side < 2; side++) {
+            if (!sd[side]->n[b])
+                continue;
+            fprintf(f,
+                    "%sdata using (strcol(1) eq '%s' && strcol(2) eq '%s' ? $3 : 1/0):4 "
+                    "with steps lw 2 lc %d title '%s'",
+                    sep, tl_bucket_names[b], labels[side], side + 1, labels[side]);
+            sep = ", \\\n     ";
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "unset multiplot\nunset output\n");
+    return tl_afile_commit(&af, err);
+}
+
+extern char **environ;
+
+/* Runs gnuplot -c script png, its output silenced. Spawned directly, not
+ * through a shell, so folder names need no quoting. 0 if it succeeded. */
+static int run_gnuplot(const char *script, const char *png)
+{
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return -1;
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    char *const argv[] = {"gnuplot", "-c", (char *)script, (char *)png, NULL};
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    int status;
+    if (rc != 0 || waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* compare_cdf.csv and compare.gp (errors are errors), then compare.png:
+ * gnuplot draws into a temporary renamed into place, so a failed or
+ * interrupted plot leaves no partial image. Sets *has_png. */
+static int write_plot(const char *out, const tl_summary *sum[2], const tl_slowdowns *sd[2],
+                      int *has_png, tl_err *err)
+{
+    char labels[2][48], csv[1200], gp[1200], png[1200], tmp[1240];
+    make_labels(labels, sum);
+    snprintf(csv, sizeof csv, "%s/compare_cdf.csv", out);
+    snprintf(gp, sizeof gp, "%s/compare.gp", out);
+    snprintf(png, sizeof png, "%s/compare.png", out);
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", png, (long)getpid());
+    int rc = tl_cdf_save_csv(sd[0], labels[0], sd[1], labels[1], CDF_POINTS, csv, err);
+    if (!rc)
+        rc = write_script(gp, csv, png, labels, sd, err);
+    if (rc)
+        return rc;
+    *has_png = run_gnuplot(gp, tmp) == 0 && rename(tmp, png) == 0;
+    if (!*has_png)
+        unlink(tmp);
+    return 0;
+}
+
+/* Plot files of an earlier compare into the same folder that this one did
+ * not rewrite would sit beside a compare.json they do not match. */
+static void remove_stale(const char *out, int has_cdf, int has_png)
+{
+    static const char *const names[] = {"compare_cdf.csv", "compare.gp", "compare.png"};
+    for (int i = 0; i < 3; i++) {
+        if (i < 2 ? has_cdf : has_png)
+            continue;
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", out, names[i]);
+        unlink(path);
+    }
+}
+
+/* ======================== the command ======================== */
+
+/* Folder paths leave room for the file names appended to them. */
+#define MAX_DIR_CHARS 1000
+
+static int load_run(const char *dir, tl_summary *s, tl_err *err)
+{
+    if (strlen(dir) > MAX_DIR_CHARS)
+        return tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "path too long (over %d characters)",
+                         MAX_DIR_CHARS);
+    if (!is_dir(dir))
+        return tl_err_at(err, TL_EIO, dir, 0, 0, NULL,
+                         "no such folder (expected the output folder of tailor run)");
+    char path[1200];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    return tl_summary_load_json(s, path, err);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    const char *out = a.out ? a.out : a.est;
+    tl_err err;
+    tl_err_clear(&err);
+    tl_summary sum[2] = {0};
+    tl_slowdowns sd[2] = {0};
+    tl_compare cmp = {0};
+    const char *dirs[2] = {a.ref, a.est};
+    for (int i = 0; i < 2 && !rc; i++)
+        rc = load_run(dirs[i], &sum[i], &err);
+
+    /* Every input is read before anything is written: bad input leaves no output. */
+    char fct[2][1200];
+    int n_fct = 0, has_png = 0;
+    for (int i = 0; i < 2; i++) {
+        snprintf(fct[i], sizeof fct[i], "%s/fct.csv", dirs[i]);
+        n_fct += is_file(fct[i]);
+    }
+    for (int i = 0; i < 2 && !rc && n_fct == 2; i++)
+        rc = tl_slowdowns_load_csv(&sd[i], fct[i], &err);
+    if (!rc)
+        rc = tl_compare_build(&sum[0], &sum[1], &cmp, &err);
+    if (!rc && strlen(out) > MAX_DIR_CHARS)
+        rc = tl_err_at(&err, TL_EIO, out, 0, 0, NULL, "path too long (over %d characters)",
+                       MAX_DIR_CHARS);
+    if (!rc)
+        rc = make_dirs(out, &err);
+    if (!rc) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/compare.json", out);
+        rc = tl_compare_save_json(&cmp, a.ref, a.est, path, &err);
+    }
+    if (!rc && n_fct == 2)
+        rc = write_plot(out, (const tl_summary *[2]){&sum[0], &sum[1]},
+                        (const tl_slowdowns *[2]){&sd[0], &sd[1]}, &has_png, &err);
+    if (!rc)
+        remove_stale(out, n_fct == 2, has_png);
+    if (!rc) {
+        printf("FCT slowdown of %s (est: %s) against %s (ref: %s); error = (est - ref) / ref\n\n",
+               a.est, cmp.est_engine, a.ref, cmp.ref_engine);
+        print_table("all classes:", cmp.all);
+        for (uint32_t c = 0; c < cmp.n_classes; c++) {
+            char title[300];
+            snprintf(title, sizeof title, "\nclass %s:", cmp.class_names[c]);
+            print_table(title, &cmp.by_class[(size_t)c * TL_N_BUCKETS]);
+        }
+        printf("\nresults in %s/ (compare.json%s%s)\n", out,
+               n_fct == 2 ? ", compare_cdf.csv, compare.gp" : "", has_png ? ", compare.png" : "");
+        if (!a.is_quiet) {
+            print_notes(&sum[0], &sum[1]);
+            for (int i = 0; i < 2 && n_fct < 2; i++)
+                if (!is_file(fct[i]))
+                    fprintf(stderr, "tailor compare: note: no per-flow table %s; no CDF plot\n",
+                            fct[i]);
+            if (n_fct == 2 && !has_png)
+                fprintf(stderr, "tailor compare: note: gnuplot failed or is missing; "
+                                "compare_cdf.csv and compare.gp are complete\n");
+        }
+    }
+    if (rc)
+        cli_print_err("compare", &err);
+    tl_compare_fini(&cmp);
+    for (int i = 0; i < 2; i++) {
+        tl_slowdowns_fini(&sd[i]);
+        tl_summary_fini(&sum[i]);
+    }
+    return rc ? cli_exit_code(&err) : 0;
+}

@@ -1,0 +1,73 @@
+/* parsimon: network-wide FCT estimates by link-level decomposition
+ * (parsimon.txt). Every directed link that carries flows gets a small
+ * topology of its own (Fig. 4: the link, its flows' sources feeding it, fat
+ * links to their destinations), simulated with pktsim under the scenario's
+ * transport; each flow's delays on those links are turned into
+ * packet-normalized delay distributions per size bucket, and a flow's FCT is
+ * estimated as its ideal FCT plus one sampled delay per link of its own path,
+ * times its packet count (docs/parsimon.md).
+ *
+ * Unlike the paper's public code, a flow is estimated on the path it was
+ * simulated on (tl_routes_path with its id), the next hop at each tier is an
+ * independent hash, every link is simulated (no work dropped), and the link
+ * simulations support every congestion control pktsim has. */
+#ifndef TAILOR_PARSIMON_H
+#define TAILOR_PARSIMON_H
+
+#include <stdint.h>
+
+#include "tailor/err.h"
+#include "tailor/params.h"
+#include "tailor/progress.h"
+#include "tailor/result.h"
+#include "tailor/routing.h"
+#include "tailor/topo.h"
+#include "tailor/workload.h"
+
+typedef struct tl_parsimon tl_parsimon;
+
+typedef struct tl_parsimon_opts {
+    uint32_t bucket_min;   /* B: fewest samples per delay bucket (paper: 100) */
+    double bucket_ratio;   /* x: a bucket's largest size >= x * its lower bound (paper: 2) */
+    double fat_factor;     /* downstream links are this many times faster (paper: 10) */
+    int is_cluster;        /* simulate one link per cluster of similar links (§4.2) */
+    double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.1) */
+    double cluster_load;   /* loads closer than this, absolute (0.005) */
+    int is_direct_acks;    /* link simulations deliver ACKs as timed events (default on) */
+    int n_threads;         /* link simulations in parallel; 0 = all cores */
+} tl_parsimon_opts;
+
+/* The paper's settings: B 100, x 2, fat 10, no clustering, thresholds 0.1 /
+ * 0.005 (parsimon-eval's); direct ACKs (as the paper's Minim); all cores. */
+void tl_parsimon_opts_default(tl_parsimon_opts *o);
+
+/* Estimates flows f on topology t with routes r (each flow on
+ * tl_routes_path(r, id, ...), as pktsim routes it), transport knobs p and
+ * congestion control cc. Borrows t, r, f and p until destroy. */
+tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
+                                const tl_params *p, const char *cc, uint64_t seed,
+                                const tl_parsimon_opts *o, tl_err *err);
+void tl_parsimon_destroy(tl_parsimon *s); /* accepts NULL */
+
+/* Decomposes, simulates every (representative) link, aggregates. The same
+ * seed gives byte-identical results whatever n_threads. */
+int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err);
+
+/* Per-flow estimates, indexed like f->v (valid after run): ideal_ps is the
+ * flow's ideal FCT on its path, fct_ps the estimate. */
+const tl_flow_result *tl_parsimon_results(const tl_parsimon *s);
+
+typedef struct tl_parsimon_stats {
+    uint32_t n_chans_busy;      /* directed links with at least one flow */
+    uint32_t n_simulated;       /* link simulations run (cluster representatives) */
+    uint32_t n_pruned;          /* busy links that reused a representative's delays */
+    uint32_t n_case[3];         /* simulated links by case: first hop, middle, last hop */
+    uint64_t n_link_flows;      /* flows over all simulated links */
+    uint64_t n_link_hops;       /* pktsim link-hops over all link simulations */
+    uint64_t n_samples;         /* delay samples kept (all buckets) */
+    double decompose_s, simulate_s, aggregate_s; /* wall time of each phase */
+    double max_link_s;          /* the slowest single link simulation (wall) */
+} tl_parsimon_stats;
+void tl_parsimon_get_stats(const tl_parsimon *s, tl_parsimon_stats *st);
+
+#endif

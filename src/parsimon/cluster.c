@@ -1,0 +1,152 @@
+/* Clustering of similar links (parsimon.txt §4.2, appendix D): a link whose
+ * workload looks like an already simulated one reuses its delays.
+ * Features of a link with at least two flows: percentiles of its flow sizes
+ * and of its inter-arrival times, and its load. Two links are close when
+ * both distances, WMAPE(a, b) = sum |a_i - b_i| / sum |a_i|, are below
+ * cluster_wmape and their loads differ by less than cluster_load; links with
+ * fewer than two flows are close to each other. tailor also requires equal
+ * rates and the same case (first hop, middle, last hop), since delays are in
+ * time units and the link-level topologies differ by case. The paper uses
+ * 1,000 percentiles; tailor uses N_PCT (memory: 2 x N_PCT doubles per link). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsimon/parsimon_int.h"
+
+#define N_PCT 100
+
+typedef struct feat {
+    uint32_t chan;
+    int has;      /* at least two flows */
+    int kind;     /* 0 first hop, 1 middle, 2 last hop */
+    uint64_t rate;
+    double load;
+    double *size, *iat; /* (N_PCT) */
+} feat;
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Decreasing load, then channel id: a fixed greedy order. */
+static int cmp_feat(const void *a, const void *b)
+{
+    const feat *x = a, *y = b;
+    if (x->load != y->load)
+        return x->load < y->load ? 1 : -1;
+    return (x->chan > y->chan) - (x->chan < y->chan);
+}
+
+static double wmape(const double *a, const double *b)
+{
+    double num = 0, den = 0;
+    for (int i = 0; i < N_PCT; i++)
+        num += fabs(a[i] - b[i]), den += fabs(a[i]);
+    return den > 0 ? num / den : (num > 0 ? INFINITY : 0);
+}
+
+static int close_enough(const feat *r, const feat *c, const tl_parsimon_opts *o)
+{
+    if (r->kind != c->kind || r->rate != c->rate || r->has != c->has)
+        return 0;
+    if (!r->has)
+        return 1;
+    return fabs(r->load - c->load) < o->cluster_load && wmape(r->size, c->size) < o->cluster_wmape &&
+           wmape(r->iat, c->iat) < o->cluster_wmape;
+}
+
+/* Percentile i of N_PCT over a sorted array (nearest rank on (i + 0.5) / N_PCT). */
+static void percentiles_u64(const uint64_t *v, uint32_t n, double *out)
+{
+    for (int i = 0; i < N_PCT; i++)
+        out[i] = (double)v[(uint32_t)((i + 0.5) / N_PCT * n)];
+}
+
+static void percentiles_dbl(const double *v, uint32_t n, double *out)
+{
+    for (int i = 0; i < N_PCT; i++)
+        out[i] = v[(uint32_t)((i + 0.5) / N_PCT * n)];
+}
+
+int ps_cluster(const ps_env *env, int is_cluster, uint32_t *rep, tl_err *err)
+{
+    const ps_decomp *d = env->d;
+    const tl_topo *t = env->t;
+    uint32_t nc = d->n_chans;
+    for (uint32_t c = 0; c < nc; c++)
+        rep[c] = d->chan_off[c + 1] > d->chan_off[c] ? c : UINT32_MAX;
+    if (!is_cluster)
+        return 0;
+
+    uint32_t n_busy = 0, max_n = 0;
+    for (uint32_t c = 0; c < nc; c++) {
+        uint32_t n = d->chan_off[c + 1] - d->chan_off[c];
+        n_busy += n > 0;
+        max_n = n > max_n ? n : max_n;
+    }
+    feat *fs = calloc((size_t)n_busy + 1, sizeof *fs);
+    double *store = malloc(((size_t)n_busy * 2 * N_PCT + 1) * sizeof *store);
+    uint64_t *sz = malloc(((size_t)max_n + 1) * sizeof *sz);
+    double *ia = malloc(((size_t)max_n + 1) * sizeof *ia);
+    uint8_t *taken = calloc((size_t)n_busy + 1, 1);
+    if (!fs || !store || !sz || !ia || !taken) {
+        free(fs), free(store), free(sz), free(ia), free(taken);
+        return tl_err_nomem(err);
+    }
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < nc; c++) {
+        uint32_t a = d->chan_off[c], n = d->chan_off[c + 1] - a;
+        if (!n)
+            continue;
+        feat *x = &fs[k];
+        x->chan = c;
+        x->size = store + (size_t)k * 2 * N_PCT;
+        x->iat = x->size + N_PCT;
+        uint32_t u = tl_topo_chan_from(t, c), v = tl_topo_chan_to(t, c);
+        x->kind = tl_topo_node(t, u)->kind == TL_NODE_HOST   ? 0
+                  : tl_topo_node(t, v)->kind == TL_NODE_HOST ? 2
+                                                             : 1;
+        x->rate = tl_topo_link(t, tl_chan_link(c))->rate_bps;
+        x->load = ps_load(d, t, c);
+        x->has = n >= 2;
+        k++;
+        if (!x->has)
+            continue;
+        const uint32_t *fl = d->chan_flows + a;
+        for (uint32_t i = 0; i < n; i++)
+            sz[i] = env->f->v[fl[i]].size_bytes;
+        qsort(sz, n, sizeof *sz, cmp_u64);
+        percentiles_u64(sz, n, x->size);
+        for (uint32_t i = 1; i < n; i++) /* flows are in start order */
+            ia[i - 1] = (double)(env->f->v[fl[i]].start_ps - env->f->v[fl[i - 1]].start_ps);
+        qsort(ia, n - 1, sizeof *ia, cmp_dbl);
+        percentiles_dbl(ia, n - 1, x->iat);
+    }
+    qsort(fs, n_busy, sizeof *fs, cmp_feat);
+    for (uint32_t i = 0; i < n_busy; i++) {
+        if (taken[i])
+            continue;
+        taken[i] = 1;
+        rep[fs[i].chan] = fs[i].chan;
+        for (uint32_t j = i + 1; j < n_busy; j++) {
+            /* decreasing load: nothing further can be within the load threshold */
+            if (fs[i].has && fs[j].has && fs[i].load - fs[j].load >= env->o->cluster_load)
+                break;
+            if (!taken[j] && close_enough(&fs[i], &fs[j], env->o)) {
+                taken[j] = 1;
+                rep[fs[j].chan] = fs[i].chan;
+            }
+        }
+    }
+    free(fs), free(store), free(sz), free(ia), free(taken);
+    return 0;
+}

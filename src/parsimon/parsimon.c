@@ -1,0 +1,240 @@
+/* The Parsimon engine (parsimon.txt §3-4): decompose, simulate every link
+ * (or every cluster representative) with pktsim, then estimate each flow by
+ * Monte Carlo over the delay distributions of the links of its own path.
+ *
+ * Parallelism: link simulations run in an OpenMP loop over the links in
+ * decreasing expected cost (packets x hops of the link-level topology), so
+ * the longest start first and the tail of the run stays short; each writes
+ * only its own link's distributions, and the aggregation draws from a random
+ * stream per flow (seed, "parsimon", flow id), so results do not depend on
+ * the thread count. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "parsimon/parsimon_int.h"
+
+struct tl_parsimon {
+    const tl_topo *t;
+    const tl_routes *r;
+    const tl_flows *f;
+    tl_params p;
+    char cc[32];
+    uint64_t seed;
+    tl_parsimon_opts o;
+    uint32_t mtu, header, ack;
+    ps_decomp d;
+    ps_edist *edist;   /* (n_chans) filled for representatives */
+    uint32_t *rep;     /* (n_chans) */
+    tl_flow_result *res; /* (n_flows) */
+    tl_parsimon_stats st;
+    int err_code;      /* sticky: a failed run stays failed */
+};
+
+void tl_parsimon_opts_default(tl_parsimon_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->bucket_min = 100;
+    o->bucket_ratio = 2;
+    o->fat_factor = 10;
+    o->cluster_wmape = 0.1;
+    o->cluster_load = 0.005;
+    o->is_direct_acks = 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
+                                const tl_params *p, const char *cc, uint64_t seed,
+                                const tl_parsimon_opts *o, tl_err *err)
+{
+    if (o && !(o->bucket_min >= 1 && o->bucket_ratio >= 1 && o->fat_factor >= 1 &&
+               o->cluster_wmape >= 0 && o->cluster_load >= 0)) {
+        tl_err_set(err, TL_ERANGE, "parsimon options: expected bucket size >= 1, bucket ratio >= 1, "
+                   "fat factor >= 1 and non-negative cluster thresholds");
+        return NULL;
+    }
+    tl_parsimon *s = calloc(1, sizeof *s);
+    if (!s) {
+        tl_err_nomem(err);
+        return NULL;
+    }
+    s->t = t, s->r = r, s->f = f, s->p = *p, s->seed = seed;
+    snprintf(s->cc, sizeof s->cc, "%s", cc ? cc : "dctcp");
+    if (o)
+        s->o = *o;
+    else
+        tl_parsimon_opts_default(&s->o);
+    s->mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
+    s->header = (uint32_t)tl_params_get(p, "nic.header_bytes");
+    s->ack = (uint32_t)tl_params_get(p, "nic.ack_bytes");
+    s->res = malloc((f->n + 1) * sizeof *s->res);
+    if (!s->res) {
+        tl_parsimon_destroy(s);
+        tl_err_nomem(err);
+        return NULL;
+    }
+    return s;
+}
+
+void tl_parsimon_destroy(tl_parsimon *s)
+{
+    if (!s)
+        return;
+    if (s->edist)
+        for (uint32_t c = 0; c < s->d.n_chans; c++)
+            ps_edist_fini(&s->edist[c]);
+    free(s->edist);
+    free(s->rep);
+    free(s->res);
+    ps_decomp_fini(&s->d);
+    free(s);
+}
+
+const tl_flow_result *tl_parsimon_results(const tl_parsimon *s) { return s->res; }
+
+void tl_parsimon_get_stats(const tl_parsimon *s, tl_parsimon_stats *st) { *st = s->st; }
+
+typedef struct job {
+    uint32_t chan;
+    double cost;
+} job;
+
+static int cmp_job(const void *a, const void *b)
+{
+    const job *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? 1 : -1;
+    return (x->chan > y->chan) - (x->chan < y->chan);
+}
+
+/* Simulates every representative; returns 0 or the first error (by job
+ * order, so the message does not depend on the thread count). */
+static int simulate(tl_parsimon *s, tl_progress *prog, tl_err *err)
+{
+    ps_env env = {s->t, s->f, &s->p, s->cc, s->seed, &s->d, &s->o, s->mtu, s->header};
+    uint32_t nc = s->d.n_chans, nj = 0;
+    job *jobs = malloc(((size_t)nc + 1) * sizeof *jobs);
+    ps_link_out *outs = calloc((size_t)nc + 1, sizeof *outs);
+    int *rcs = calloc((size_t)nc + 1, sizeof *rcs);
+    tl_err *errs = calloc((size_t)nc + 1, sizeof *errs);
+    if (!jobs || !outs || !rcs || !errs) {
+        free(jobs), free(outs), free(rcs), free(errs);
+        return tl_err_nomem(err);
+    }
+    for (uint32_t c = 0; c < nc; c++)
+        if (s->rep[c] == c) {
+            const tl_topo *t = s->t;
+            int middle = tl_topo_node(t, tl_topo_chan_from(t, c))->kind == TL_NODE_SWITCH &&
+                         tl_topo_node(t, tl_topo_chan_to(t, c))->kind == TL_NODE_SWITCH;
+            jobs[nj++] = (job){c, (double)s->d.pkts[c] * (middle ? 3 : 2)};
+        }
+    qsort(jobs, nj, sizeof *jobs, cmp_job);
+    int n_threads = s->o.n_threads > 0 ? s->o.n_threads : omp_get_max_threads();
+    uint32_t n_done = 0;
+    int failed = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
+    for (uint32_t j = 0; j < nj; j++) {
+        int stop;
+#pragma omp atomic read
+        stop = failed;
+        if (stop)
+            continue;
+        uint32_t c = jobs[j].chan;
+        rcs[j] = ps_linksim(&env, c, &s->edist[c], &outs[j], &errs[j]);
+        if (rcs[j]) {
+#pragma omp atomic write
+            failed = 1;
+        }
+        uint32_t done;
+#pragma omp atomic capture
+        done = ++n_done;
+        if (prog && omp_get_thread_num() == 0)
+            tl_progress_report(prog, "link simulations", done, nj, "links");
+    }
+    int rc = 0;
+    for (uint32_t j = 0; j < nj && !rc; j++)
+        if (rcs[j]) {
+            rc = rcs[j];
+            if (err)
+                *err = errs[j];
+        }
+    for (uint32_t j = 0; j < nj; j++) {
+        s->st.n_case[outs[j].kind]++;
+        s->st.n_link_hops += outs[j].n_link_hops;
+        s->st.n_link_flows += s->d.chan_off[jobs[j].chan + 1] - s->d.chan_off[jobs[j].chan];
+        if (outs[j].wall_s > s->st.max_link_s)
+            s->st.max_link_s = outs[j].wall_s;
+        const ps_edist *e = &s->edist[jobs[j].chan];
+        s->st.n_samples += e->n_buckets ? e->off[e->n_buckets] : 0;
+    }
+    s->st.n_simulated = nj;
+    free(jobs), free(outs), free(rcs), free(errs);
+    return rc;
+}
+
+/* Every flow: its ideal FCT on its path plus, per link of the path, one
+ * packet-normalized delay drawn from that link's (representative's) bucket
+ * for its size, times its packet count. */
+static void aggregate(tl_parsimon *s)
+{
+    const tl_flows *f = s->f;
+    int n_threads = s->o.n_threads > 0 ? s->o.n_threads : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(n_threads)
+    for (size_t i = 0; i < f->n; i++) {
+        const tl_flow *x = &f->v[i];
+        const uint32_t *p = s->d.path + s->d.path_off[i];
+        int hops = (int)(s->d.path_off[i + 1] - s->d.path_off[i]);
+        tl_rng r;
+        tl_rng_init(&r, s->seed, "parsimon", x->id);
+        double pnd = 0;
+        for (int k = 0; k < hops; k++)
+            pnd += ps_edist_draw(&s->edist[s->rep[p[k]]], x->size_bytes, &r);
+        uint64_t pk = x->size_bytes ? (x->size_bytes + s->mtu - 1) / s->mtu : 1;
+        int64_t ideal = tl_ideal_fct_ps(s->t, p, hops, x->size_bytes, s->mtu, s->header);
+        s->res[i].ideal_ps = ideal;
+        s->res[i].fct_ps = ideal + (int64_t)(pnd * (double)pk + 0.5);
+    }
+}
+
+int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
+{
+    if (s->err_code)
+        return tl_err_set(err, s->err_code, "this Parsimon run failed before");
+    double t0 = now_s();
+    int rc = ps_decompose(&s->d, s->t, s->r, s->f, s->mtu, s->ack, err);
+    if (!rc) {
+        s->edist = calloc((size_t)s->d.n_chans + 1, sizeof *s->edist);
+        s->rep = malloc(((size_t)s->d.n_chans + 1) * sizeof *s->rep);
+        if (!s->edist || !s->rep)
+            rc = tl_err_nomem(err);
+    }
+    ps_env env = {s->t, s->f, &s->p, s->cc, s->seed, &s->d, &s->o, s->mtu, s->header};
+    if (!rc)
+        rc = ps_cluster(&env, s->o.is_cluster, s->rep, err);
+    double t1 = now_s();
+    s->st.decompose_s = t1 - t0;
+    if (!rc) {
+        for (uint32_t c = 0; c < s->d.n_chans; c++)
+            if (s->rep[c] != UINT32_MAX) {
+                s->st.n_chans_busy++;
+                s->st.n_pruned += s->rep[c] != c;
+            }
+        rc = simulate(s, prog, err);
+    }
+    double t2 = now_s();
+    s->st.simulate_s = t2 - t1;
+    if (!rc)
+        aggregate(s);
+    s->st.aggregate_s = now_s() - t2;
+    if (rc)
+        s->err_code = rc;
+    return rc;
+}

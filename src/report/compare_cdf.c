@@ -1,0 +1,231 @@
+/* Slowdown CDFs for `tailor compare`'s plot: the finished flows' slowdowns
+ * read back from a per-flow table (fct.csv, docs/results.md §2), grouped by
+ * size bucket, and compare_cdf.csv, two downsampled CDFs per bucket. The
+ * papers judge an estimate by its tail (parsimon.txt §5, m3.txt §5), so the
+ * downsampling always keeps the points behind p99, p99.9 and the max. */
+#include "tailor/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/fileio.h"
+
+/* ======================== fct.csv ======================== */
+
+#define FCT_HEADER "id,src,dst,size,start_ns,fct_ns,ideal_ns,slowdown,class"
+#define FCT_N_COLS 9
+#define COL_SIZE 3
+#define COL_SLOWDOWN 7
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Appends x to bucket b, doubling its capacity as needed. */
+static int push(tl_slowdowns *s, size_t *cap, int b, double x)
+{
+    if (s->n[b] == cap[b]) {
+        size_t nc = cap[b] ? 2 * cap[b] : 1024;
+        double *v = realloc(s->v[b], nc * sizeof *v);
+        if (!v)
+            return TL_ENOMEM;
+        s->v[b] = v;
+        cap[b] = nc;
+    }
+    s->v[b][s->n[b]++] = x;
+    return 0;
+}
+
+/* Parses one data row: its size bucket and slowdown, or *is_finished = 0
+ * for an empty slowdown. line is modified (fields are cut at commas); the
+ * class, last, may itself hold commas. */
+static int parse_row(char *line, const tl_lines *lr, int *bucket, double *slowdown,
+                     int *is_finished, tl_err *err)
+{
+    char *field[FCT_N_COLS];
+    int n = 0;
+    field[n++] = line;
+    for (char *p = line; *p && n < FCT_N_COLS; p++)
+        if (*p == ',') {
+            *p = '\0';
+            field[n++] = p + 1;
+        }
+    if (n < FCT_N_COLS)
+        return tl_err_at(err, TL_EPARSE, lr->path, lr->line, 1, NULL,
+                         "expected %d comma-separated columns (" FCT_HEADER "), found %d",
+                         FCT_N_COLS, n);
+    const char *f = field[COL_SIZE];
+    int col = (int)(f - line) + 1;
+    char *end;
+    errno = 0;
+    unsigned long long size = strtoull(f, &end, 10);
+    if (f[0] < '0' || f[0] > '9' || *end || errno == ERANGE || size == 0)
+        return tl_err_at(err, TL_EPARSE, lr->path, lr->line, col, NULL,
+                         "size: expected an integer number of bytes > 0, found '%s'", f);
+    *bucket = tl_bucket_of(size);
+    f = field[COL_SLOWDOWN];
+    col = (int)(f - line) + 1;
+    *is_finished = f[0] != '\0';
+    if (!*is_finished)
+        return 0;
+    *slowdown = strtod(f, &end);
+    if (end == f || *end)
+        return tl_err_at(err, TL_EPARSE, lr->path, lr->line, col, NULL,
+                         "slowdown: expected a number or nothing (unfinished), found '%s'", f);
+    if (!(*slowdown >= 1) || isinf(*slowdown))
+        return tl_err_at(err, TL_ERANGE, lr->path, lr->line, col, NULL,
+                         "slowdown: expected a finite number >= 1, found '%s'", f);
+    return 0;
+}
+
+int tl_slowdowns_load_csv(tl_slowdowns *s, const char *path, tl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    tl_lines lr;
+    int rc = tl_lines_open(&lr, path, err);
+    if (rc)
+        return rc;
+    size_t cap[TL_N_BUCKETS] = {0};
+    char *line = tl_lines_next(&lr);
+    if (!line || strcmp(line, FCT_HEADER) != 0)
+        rc = tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
+                       "expected the per-flow header '" FCT_HEADER "', found '%.80s'",
+                       line ? line : "(an empty file)");
+    while (!rc && (line = tl_lines_next(&lr))) {
+        int b = 0, is_finished = 0;
+        double x = 0;
+        rc = parse_row(line, &lr, &b, &x, &is_finished, err);
+        if (!rc && is_finished && push(s, cap, b, x))
+            rc = tl_err_nomem(err);
+    }
+    if (!rc && ferror(lr.f))
+        rc = tl_err_at(err, TL_EIO, path, lr.line, 0, NULL, "read failed");
+    tl_lines_close(&lr);
+
+    /* "all" is the concatenation of the four size buckets. */
+    const int all = TL_N_BUCKETS - 1;
+    size_t n_all = 0;
+    for (int b = 0; b < all; b++)
+        n_all += s->n[b];
+    if (!rc && n_all && !(s->v[all] = malloc(n_all * sizeof(double))))
+        rc = tl_err_nomem(err);
+    for (int b = 0; !rc && b < all; b++) {
+        if (s->n[b])
+            memcpy(s->v[all] + s->n[all], s->v[b], s->n[b] * sizeof(double));
+        s->n[all] += s->n[b];
+    }
+    if (rc) {
+        tl_slowdowns_fini(s);
+        return rc;
+    }
+    for (int b = 0; b < TL_N_BUCKETS; b++)
+        if (s->n[b])
+            qsort(s->v[b], s->n[b], sizeof(double), cmp_double);
+    return 0;
+}
+
+void tl_slowdowns_fini(tl_slowdowns *s)
+{
+    if (!s)
+        return;
+    for (int b = 0; b < TL_N_BUCKETS; b++)
+        free(s->v[b]);
+    memset(s, 0, sizeof *s);
+}
+
+/* ======================== downsampled CDF ======================== */
+
+/* The ranks that must survive downsampling: the min, the max, and the two
+ * order statistics each of p99 and p99.9 interpolates between (type 7, as
+ * tl_quantile_sorted: h = q (n - 1)). */
+#define N_KEPT 6
+
+/* Appends x to the ascending idx[0..*n) unless it is already last. */
+static void add_unique(size_t *idx, size_t *n, size_t x)
+{
+    if (*n == 0 || idx[*n - 1] != x)
+        idx[(*n)++] = x;
+}
+
+size_t tl_cdf_sample(size_t n, size_t max_points, size_t *idx)
+{
+    if (n <= max_points) {
+        for (size_t i = 0; i < n; i++)
+            idx[i] = i;
+        return n;
+    }
+    size_t kept[N_KEPT] = {0, n - 1};
+    static const double tail_q[2] = {0.99, 0.999};
+    for (int i = 0; i < 2; i++) {
+        size_t lo = (size_t)(tail_q[i] * (double)(n - 1));
+        kept[2 + 2 * i] = lo;
+        kept[3 + 2 * i] = lo + 1 < n ? lo + 1 : lo;
+    }
+    for (int i = 1; i < N_KEPT; i++) /* insertion sort: six values */
+        for (int j = i; j > 0 && kept[j - 1] > kept[j]; j--) {
+            size_t t = kept[j];
+            kept[j] = kept[j - 1];
+            kept[j - 1] = t;
+        }
+    /* m evenly spaced ranks merged with the kept ones; with n > max_points
+     * their spacing exceeds 1, so they are distinct. */
+    size_t m = max_points - N_KEPT, out = 0, j = 0;
+    for (size_t k = 0; k < m; k++) {
+        size_t even = (size_t)((double)k * (double)(n - 1) / (double)(m - 1) + 0.5);
+        while (j < N_KEPT && kept[j] <= even)
+            add_unique(idx, &out, kept[j++]);
+        add_unique(idx, &out, even);
+    }
+    while (j < N_KEPT)
+        add_unique(idx, &out, kept[j++]);
+    return out;
+}
+
+static int is_plain_label(const char *s)
+{
+    if (!s[0])
+        return 0;
+    for (; *s; s++)
+        if (*s == ',' || *s == '"' || *s == '\'' || *s == '\n' || *s == '\r')
+            return 0;
+    return 1;
+}
+
+int tl_cdf_save_csv(const tl_slowdowns *ref, const char *ref_label, const tl_slowdowns *est,
+                    const char *est_label, size_t max_points, const char *path, tl_err *err)
+{
+    if (max_points < 8)
+        return tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
+                         "a CDF needs at least 8 points, asked for %zu", max_points);
+    if (!is_plain_label(ref_label) || !is_plain_label(est_label))
+        return tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
+                         "CDF labels must be non-empty, without commas, quotes or newlines: "
+                         "'%s', '%s'",
+                         ref_label, est_label);
+    size_t *idx = malloc(max_points * sizeof *idx);
+    if (!idx)
+        return tl_err_nomem(err);
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
+    if (!f) {
+        free(idx);
+        return err ? err->code : TL_EIO;
+    }
+    fputs("bucket,engine,slowdown,cdf\n", f);
+    for (int b = 0; b < TL_N_BUCKETS; b++)
+        for (int side = 0; side < 2; side++) {
+            const tl_slowdowns *s = side == 0 ? ref : est;
+            size_t n = s->n[b], k = tl_cdf_sample(n, max_points, idx);
+            for (size_t i = 0; i < k; i++)
+                fprintf(f, "%s,%s,%.6f,%.9g\n", tl_bucket_names[b],
+                        side == 0 ? ref_label : est_label, s->v[b][idx[i]],
+                        (double)(idx[i] + 1) / (double)n);
+        }
+    free(idx);
+    return tl_afile_commit(&af, err);
+}

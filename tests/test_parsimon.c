@@ -1,0 +1,299 @@
+/* Parsimon engine: delay buckets by hand, decomposition, the ACK correction,
+ * link-level cases, idle-network estimates equal to the ideal FCT,
+ * determinism over thread counts and with clustering, and a small accuracy
+ * check against pktsim. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsimon/parsimon_int.h"
+#include "tailor/pktsim.h"
+#include "tailor/world.h"
+#include "testutil.h"
+
+static void world_make(tl_world *w, const char *json)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    if (tl_world_from_json(w, json, 1, &err) != 0)
+        fail_msg("scenario: %s at %s", err.msg, err.path);
+}
+
+#define FABRIC                                                                                     \
+    "{\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": 16, \"hosts_per_rack\": 8, "           \
+    "\"planes\": 2, \"oversubscription\": 2}"
+
+/* B = 100, x = 2 on sizes 1..250 (one record each): the first bucket starts
+ * at 0 and closes at 100 records (size 100 >= 2 x 0): [0, 101). The second
+ * starts at 101 and needs 100 records and a size >= 202: it closes at 202
+ * (102 records): [101, 203). The 48 records left (203..250) form the last,
+ * open-ended bucket. With 30 extra records of size 100, the sorted 100th
+ * record is the first of the 31 of size 100: the bucket closes there and
+ * absorbs the other 30, 130 samples, and the next still starts at 101. */
+static void buckets_by_hand(void **state)
+{
+    (void)state;
+    uint64_t size[280];
+    double pnd[280];
+    for (uint32_t i = 0; i < 250; i++)
+        size[i] = i + 1, pnd[i] = (double)(i + 1) * 10;
+    ps_edist e;
+    assert_int_equal(ps_edist_build(&e, size, pnd, 250, 100, 2, NULL), 0);
+    assert_int_equal(e.n_buckets, 3);
+    assert_int_equal(e.lo[0], 0);
+    assert_int_equal(e.lo[1], 101);
+    assert_int_equal(e.lo[2], 203);
+    assert_int_equal(e.off[1] - e.off[0], 100);
+    assert_int_equal(e.off[2] - e.off[1], 102);
+    assert_int_equal(e.off[3] - e.off[2], 48);
+    /* draws come from the right bucket: a size-50 flow gets a sample of
+     * sizes 1..100 (10..1000), a size-10^9 flow one of 203..250 */
+    tl_rng r;
+    tl_rng_init(&r, 1, "test", 0);
+    for (int k = 0; k < 1000; k++) {
+        double a = ps_edist_draw(&e, 50, &r), b = ps_edist_draw(&e, 1000000000, &r);
+        assert_true(a >= 10 && a <= 1000);
+        assert_true(b >= 2030 && b <= 2500);
+    }
+    ps_edist_fini(&e);
+
+    for (uint32_t i = 250; i < 280; i++)
+        size[i] = 100, pnd[i] = 1;
+    assert_int_equal(ps_edist_build(&e, size, pnd, 280, 100, 2, NULL), 0);
+    assert_int_equal(e.lo[1], 101);
+    assert_int_equal(e.off[1] - e.off[0], 130); /* sizes 1..99, then all 31 of size 100 */
+    ps_edist_fini(&e);
+
+    /* fewer than B records: one open bucket; none: every draw is 0 */
+    assert_int_equal(ps_edist_build(&e, size, pnd, 7, 100, 2, NULL), 0);
+    assert_int_equal(e.n_buckets, 1);
+    assert_int_equal(e.off[1], 7);
+    ps_edist_fini(&e);
+    assert_int_equal(ps_edist_build(&e, size, pnd, 0, 100, 2, NULL), 0);
+    assert_true(ps_edist_draw(&e, 123, &r) == 0);
+    ps_edist_fini(&e);
+}
+
+/* Every flow is listed on exactly the channels of its path, in start order,
+ * and the volumes add up. ACK rate of a channel = ACK bytes of its reverse
+ * channel's flows over their arrival span: checked against a recount. */
+static void decomposition_and_ack_rate(void **state)
+{
+    (void)state;
+    tl_world w;
+    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 3000, \"classes\": "
+                   "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
+                   "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"poisson\"}, \"load\": "
+                   "{\"max_link_load\": 0.3}}]}}");
+    ps_decomp d;
+    assert_int_equal(ps_decompose(&d, w.topo, w.routes, &w.flows, 1000, 60, NULL), 0);
+    uint64_t entries = 0;
+    for (size_t i = 0; i < w.flows.n; i++) {
+        uint32_t chans[TL_MAX_HOPS];
+        const tl_flow *f = &w.flows.v[i];
+        int h = tl_routes_path(w.routes, f->id, f->src, f->dst, chans, TL_MAX_HOPS, NULL);
+        assert_int_equal(h, (int)(d.path_off[i + 1] - d.path_off[i]));
+        assert_memory_equal(chans, d.path + d.path_off[i], (size_t)h * sizeof *chans);
+        entries += (uint64_t)h;
+    }
+    assert_int_equal(entries, d.chan_off[d.n_chans]);
+    for (uint32_t c = 0; c < d.n_chans; c++) {
+        uint64_t bytes = 0, ack = 0;
+        for (uint32_t k = d.chan_off[c]; k < d.chan_off[c + 1]; k++) {
+            const tl_flow *f = &w.flows.v[d.chan_flows[k]];
+            if (k > d.chan_off[c])
+                assert_true(d.chan_flows[k] > d.chan_flows[k - 1]);
+            int on = 0;
+            for (uint32_t q = d.path_off[d.chan_flows[k]]; q < d.path_off[d.chan_flows[k] + 1]; q++)
+                on |= d.path[q] == c;
+            assert_true(on);
+            bytes += f->size_bytes;
+            ack += 60 * ((f->size_bytes + 999) / 1000);
+        }
+        assert_int_equal(bytes, d.bytes[c]);
+        assert_int_equal(ack, d.ack_bytes[c]);
+        uint32_t rev = c ^ 1u;
+        double want = 0;
+        if (d.chan_off[rev + 1] > d.chan_off[rev]) {
+            double span = (double)(d.last_ps[rev] - d.first_ps[rev]) * 1e-12;
+            double wire = (double)(d.bytes[rev] + 48 * d.pkts[rev]) * 8 /
+                          (double)tl_topo_link(w.topo, tl_chan_link(rev))->rate_bps;
+            want = (double)d.ack_bytes[rev] * 8 / fmax(span, wire);
+        }
+        assert_true(fabs(ps_ack_rate_bps(&d, w.topo, c, 48) - want) <= 1e-9 * want);
+    }
+    ps_decomp_fini(&d);
+    tl_world_fini(&w);
+}
+
+static tl_parsimon *run(tl_world *w, const tl_parsimon_opts *o)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    tl_parsimon *s = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
+                                        w->sc.seed, o, &err);
+    if (!s || tl_parsimon_run(s, NULL, &err))
+        fail_msg("parsimon: %s", err.msg);
+    return s;
+}
+
+/* Flows 1 ms apart never meet: every link-level delay is 0, so every
+ * estimate is the flow's ideal FCT on its full path, to 100 ps
+ * (whole packets and dctcp-rate, which starts at line rate with a window of
+ * a BDP, so a lone flow meets its ideal; window-based dctcp's slow start
+ * would add its own delay on every link, docs/parsimon.md). The cases: every
+ * sending host has a first-hop simulation, every receiving host a last-hop
+ * one, and the rest are switch-to-switch. */
+static void idle_network_gives_ideal_fct(void **state)
+{
+    (void)state;
+    tl_world w;
+    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 200, \"classes\": "
+                   "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 20000}, \"spatial\": "
+                   "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
+                   "\"load\": {\"flows_per_s\": 1000}}]}, \"transport\": {\"cc\": \"dctcp-rate\"}}");
+    for (size_t i = 0; i < w.flows.n; i++)
+        w.flows.v[i].start_ps = (int64_t)i * 1000000000; /* 1 ms apart */
+    tl_parsimon_opts o;
+    tl_parsimon_opts_default(&o);
+    o.n_threads = 1;
+    tl_parsimon *s = run(&w, &o);
+    const tl_flow_result *r = tl_parsimon_results(s);
+    uint8_t *is_src = calloc(tl_topo_n_nodes(w.topo), 1), *is_dst = calloc(tl_topo_n_nodes(w.topo), 1);
+    uint32_t n_src = 0, n_dst = 0;
+    for (size_t i = 0; i < w.flows.n; i++) {
+        /* ps rounding: the link-level link runs at its rate minus the ACK
+         * correction, a rate whose packet times are not whole picoseconds */
+        if (r[i].fct_ps < r[i].ideal_ps || r[i].fct_ps > r[i].ideal_ps + 100)
+            fail_msg("flow %zu: estimate %lld ps, ideal %lld ps", i, (long long)r[i].fct_ps,
+                     (long long)r[i].ideal_ps);
+        n_src += !is_src[w.flows.v[i].src], is_src[w.flows.v[i].src] = 1;
+        n_dst += !is_dst[w.flows.v[i].dst], is_dst[w.flows.v[i].dst] = 1;
+    }
+    tl_parsimon_stats st;
+    tl_parsimon_get_stats(s, &st);
+    assert_int_equal(st.n_case[0], n_src);
+    assert_int_equal(st.n_case[2], n_dst);
+    assert_int_equal(st.n_simulated, st.n_chans_busy);
+    assert_int_equal(st.n_pruned, 0);
+    free(is_src), free(is_dst);
+    tl_parsimon_destroy(s);
+    tl_world_fini(&w);
+}
+
+/* The default scenario's shape at 20,000 flows (dctcp-rate, 50% max load):
+ * 1 and 2 threads give identical estimates, with and without clustering;
+ * clustering simulates fewer links; direct ACKs (the default) give a p99
+ * within 3% of ACK packets (reverse links carry only ACKs, which queue a
+ * little behind each other where fat links feed a slower one); and the
+ * p99 slowdown of all flows is within 35% of pktsim's (deterministic: a
+ * fixed seed). Small runs are Parsimon's weak spot: a link with fewer than
+ * B = 100 flows has one delay bucket, so a large flow draws the
+ * packet-normalized delay of a one-packet flow and multiplies it by its
+ * packet count; the error falls with the flow count (+34% at 5,000 flows,
+ * about +20% at 20,000, +10.6% at 200,000: docs/accuracy.md). */
+static void threads_clustering_and_accuracy(void **state)
+{
+    (void)state;
+    tl_world w;
+    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 20000, \"classes\": "
+                   "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
+                   "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
+                   "\"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
+                   "\"dctcp-rate\"}}");
+    size_t n = w.flows.n;
+    tl_parsimon_opts o;
+    tl_parsimon_opts_default(&o);
+    tl_flow_result *first = NULL;
+    for (int variant = 0; variant < 5; variant++) {
+        o.n_threads = variant % 2 ? 2 : 1;
+        o.is_cluster = variant >= 2 && variant < 4;
+        o.is_direct_acks = variant != 4;
+        tl_parsimon *s = run(&w, &o);
+        tl_parsimon_stats st;
+        tl_parsimon_get_stats(s, &st);
+        if (o.is_cluster) {
+            assert_true(st.n_pruned > 0);
+            assert_int_equal(st.n_simulated + st.n_pruned, st.n_chans_busy);
+        }
+        const tl_flow_result *r = tl_parsimon_results(s);
+        if (variant == 0) {
+            first = malloc(n * sizeof *first);
+            memcpy(first, r, n * sizeof *first);
+        } else if (variant == 1) {
+            if (memcmp(first, r, n * sizeof *first))
+                fail_msg("2 threads differ from 1");
+        } else if (variant == 4) {
+            tl_summary a, b;
+            assert_int_equal(tl_summary_build(&a, "direct", &w.flows, first, NULL), 0);
+            assert_int_equal(tl_summary_build(&b, "packets", &w.flows, r, NULL), 0);
+            double da = a.all[TL_N_BUCKETS - 1].p[2], db = b.all[TL_N_BUCKETS - 1].p[2];
+            if (fabs(da / db - 1) > 0.03)
+                fail_msg("p99 with direct ACKs %.4f, with ACK packets %.4f", da, db);
+            tl_summary_fini(&a);
+            tl_summary_fini(&b);
+        }
+        static tl_flow_result *clustered;
+        if (variant == 2) {
+            clustered = malloc(n * sizeof *clustered);
+            memcpy(clustered, r, n * sizeof *clustered);
+        } else if (variant == 3) {
+            if (memcmp(clustered, r, n * sizeof *clustered))
+                fail_msg("clustering: 2 threads differ from 1");
+            free(clustered);
+        }
+        tl_parsimon_destroy(s);
+    }
+
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *p = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed,
+                                    &err);
+    assert_non_null(p);
+    assert_int_equal(tl_pktsim_run(p, 0, NULL, &err), 0);
+    tl_summary ref, est;
+    assert_int_equal(tl_summary_build(&ref, "pktsim", &w.flows, tl_pktsim_results(p), NULL), 0);
+    assert_int_equal(tl_summary_build(&est, "parsimon", &w.flows, first, NULL), 0);
+    double e99 = est.all[TL_N_BUCKETS - 1].p[2] / ref.all[TL_N_BUCKETS - 1].p[2] - 1;
+    fprintf(stderr, "p99 slowdown: pktsim %.3f, parsimon %.3f (%+.1f%%)\n",
+            ref.all[TL_N_BUCKETS - 1].p[2], est.all[TL_N_BUCKETS - 1].p[2], 100 * e99);
+    assert_true(fabs(e99) < 0.35);
+    for (size_t i = 0; i < n; i++) /* estimates are never below the ideal */
+        assert_true(first[i].fct_ps >= first[i].ideal_ps && first[i].ideal_ps > 0);
+    tl_summary_fini(&ref);
+    tl_summary_fini(&est);
+    tl_pktsim_destroy(p);
+    free(first);
+    tl_world_fini(&w);
+}
+
+static void bad_options(void **state)
+{
+    (void)state;
+    tl_world w;
+    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 10, \"classes\": "
+                   "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 2000}, \"spatial\": "
+                   "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
+                   "\"load\": {\"flows_per_s\": 1000}}]}}");
+    tl_parsimon_opts o;
+    tl_parsimon_opts_default(&o);
+    o.bucket_ratio = 0.5;
+    tl_err err;
+    tl_err_clear(&err);
+    assert_null(tl_parsimon_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &o, &err));
+    tu_check_err("bucket ratio", &err, TL_ERANGE, "bucket ratio", NULL);
+    tl_world_fini(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(buckets_by_hand),
+        cmocka_unit_test(decomposition_and_ack_rate),
+        cmocka_unit_test(idle_network_gives_ideal_fct),
+        cmocka_unit_test(threads_clustering_and_accuracy),
+        cmocka_unit_test(bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
