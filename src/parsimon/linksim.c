@@ -122,8 +122,11 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
                              err) < 0)
             goto fail;
     }
-    /* at most the ACK share of a full link: 60 / 1048 of it by default */
+    /* At most the ACK share of a full reverse link: 60 / 1048 of it for
+     * full packets, but more for tiny ones (60 B of ACK per 49 B packet), so
+     * the link keeps at least half its rate. */
     double rate = (double)lk->rate_bps - ps_ack_rate_bps(d, t, chan, env->header);
+    rate = fmax(rate, 0.5 * (double)lk->rate_bps);
     if (tl_topo_add_link(lt, id_u, id_v, (uint64_t)llround(rate), lk->delay_ps, err) < 0)
         goto fail;
     /* v -> destinations: fat, with the propagation delay from v */
