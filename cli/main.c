@@ -10,10 +10,12 @@ static const struct {
     const char *summary;
     const char *usage;
 } cmds[] = {
-    {"demo", cmd_demo, "inspect and simulate the built-in default scenario (the quick start)",
+    {"demo", cmd_demo, "estimate the built-in default scenario with Parsimon and check it against pktsim",
      "tailor demo [-o DIR] [--seed N] [--threads N] [--quiet]\n"
-     "  Prints what `tailor inspect` shows for the default scenario, simulates it with\n"
-     "  pktsim and writes the results into DIR (default out/demo).\n"},
+     "  Prints what inspect reports for the default scenario, estimates it with Parsimon\n"
+     "  (DIR/parsimon/, default DIR out/demo), simulates it with pktsim (or reuses the run kept\n"
+     "  in out/cache/ under a hash of the scenario) and compares the two: DIR/compare.json,\n"
+     "  DIR/compare.png and a table of errors (est - ref) / ref per size bucket.\n"},
     {"run", cmd_run, "simulate a scenario with an engine and write its results",
      "tailor run [SCENARIO] -o OUTDIR [--engine pktsim] [--flows FILE] [--seed N]\n"
      "           [--cc NAME] [--preset NAME] [--set name=value]... [--threads N]\n"

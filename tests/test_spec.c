@@ -33,7 +33,10 @@ static void default_matches_example_file(void **state)
     assert_string_equal(sc.workload.classes[0].spatial.matrix.name, "b-32rack");
     assert_true(sc.workload.classes[0].sigma == 2);
     assert_true(sc.workload.classes[0].load_value == 0.5);
-    assert_string_equal(sc.cc, "dctcp");
+    /* DCTCP as the papers' ns-3 runs it (rate-based, from line rate): Parsimon
+     * estimates it well, and window-based dctcp's slow start it does not
+     * (docs/parsimon.md, "Limits"). */
+    assert_string_equal(sc.cc, "dctcp-rate");
     tl_scenario_fini(&sc);
 }
 

@@ -47,7 +47,7 @@ static const char default_json[] =
     "      }\n"
     "    ]\n"
     "  },\n"
-    "  \"transport\": {\"cc\": \"dctcp\"},\n"
+    "  \"transport\": {\"cc\": \"dctcp-rate\"},\n"
     "  \"engine\": {\"name\": \"pktsim\"}\n"
     "}\n";
 
