@@ -231,6 +231,9 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
     }
     double t2 = now_s();
     s->st.simulate_s = t2 - t1;
+    /* The per-link flow lists have served: only paths and buckets remain. */
+    free(s->d.chan_flows);
+    s->d.chan_flows = NULL;
     if (!rc)
         aggregate(s);
     s->st.aggregate_s = now_s() - t2;

@@ -1,0 +1,116 @@
+/* Parsimon speed and memory (issue "parsimon"), through the public API, one
+ * configuration per invocation so peak memory is that configuration's:
+ *   bench_parsimon SCEN ENGINE [threads]
+ * SCEN:   default  the default scenario (32-rack fabric 2:1, matrix B, WebServer,
+ *                  sigma 2, 50% max load, dctcp-rate, 200,000 flows)
+ *         2m       the same with 2,000,000 flows
+ *         6144     the 6,144-host fabric at 2:1 (full matrix B, 1 s of arrivals),
+ *                  examples/fabric-6144.json
+ * ENGINE: pktsim | parsimon | parsimon-cluster
+ * threads: 0 = all cores (default); pktsim always runs on one.
+ * Goals: Parsimon <= 1/2 of pktsim's wall time without clustering and <= 1/8
+ * with it. Prints figures; never passes or fails. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchutil.h"
+#include "tailor/fileio.h"
+#include "tailor/parsimon.h"
+#include "tailor/pktsim.h"
+#include "tailor/world.h"
+
+static const char *fabric32(unsigned long flows, char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "{\"seed\": 1, \"topology\": {\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": 16, "
+             "\"hosts_per_rack\": 8, \"planes\": 2, \"oversubscription\": 2}, \"workload\": "
+             "{\"flows\": %lu, \"classes\": [{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": "
+             "{\"type\": \"matrix\", \"matrix\": \"B\"}, \"arrival\": {\"process\": \"lognormal\", "
+             "\"sigma\": 2}, \"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
+             "\"dctcp-rate\"}}",
+             flows);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: bench_parsimon default|2m|6144 pktsim|parsimon|parsimon-cluster "
+                        "[threads]\n");
+        return 2;
+    }
+    const char *which = argv[1], *engine = argv[2];
+    int threads = argc > 3 ? atoi(argv[3]) : 0;
+    char buf[2048], scen[96];
+    char *text = NULL;
+    const char *json;
+    if (strcmp(which, "6144") == 0) {
+        tl_err e;
+        tl_err_clear(&e);
+        if (!(text = tl_read_file("examples/fabric-6144.json", NULL, &e))) {
+            fprintf(stderr, "bench_parsimon: %s (run from the repository root)\n", e.msg);
+            return 1;
+        }
+        json = text;
+        snprintf(scen, sizeof scen, "fabric6144_2to1_B_webserver_s2_50pct_1s");
+    } else {
+        unsigned long flows = strcmp(which, "2m") == 0 ? 2000000 : 200000;
+        json = fabric32(flows, buf, sizeof buf);
+        snprintf(scen, sizeof scen, "fabric32_2to1_B_webserver_s2_50pct_%luflows", flows);
+    }
+    tl_err err;
+    tl_err_clear(&err);
+    tl_world w;
+    double t0 = bench_now_s();
+    if (tl_world_from_json(&w, json, threads, &err)) {
+        fprintf(stderr, "bench_parsimon: %s\n", err.msg);
+        return 1;
+    }
+    double t_world = bench_now_s() - t0;
+    char name[96];
+    int used = threads;
+    t0 = bench_now_s();
+    if (strcmp(engine, "pktsim") == 0) {
+        used = 1;
+        tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc,
+                                        w.sc.seed, &err);
+        if (!s || tl_pktsim_run(s, 0, NULL, &err)) {
+            fprintf(stderr, "bench_parsimon: %s\n", err.msg);
+            return 1;
+        }
+        tl_pktsim_destroy(s);
+    } else {
+        tl_parsimon_opts o;
+        tl_parsimon_opts_default(&o);
+        o.is_cluster = strcmp(engine, "parsimon-cluster") == 0;
+        o.n_threads = threads;
+        tl_parsimon *s = tl_parsimon_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc,
+                                            w.sc.seed, &o, &err);
+        if (!s || tl_parsimon_run(s, NULL, &err)) {
+            fprintf(stderr, "bench_parsimon: %s\n", err.msg);
+            return 1;
+        }
+        tl_parsimon_stats st;
+        tl_parsimon_get_stats(s, &st);
+        snprintf(name, sizeof name, "%s.links_simulated", engine);
+        bench_print(name, st.n_simulated, "links", scen, used);
+        snprintf(name, sizeof name, "%s.links_pruned", engine);
+        bench_print(name, st.n_pruned, "links", scen, used);
+        snprintf(name, sizeof name, "%s.slowest_link_s", engine);
+        bench_print(name, st.max_link_s, "s", scen, used);
+        snprintf(name, sizeof name, "%s.link_hops", engine);
+        bench_print(name, (double)st.n_link_hops, "hops", scen, used);
+        tl_parsimon_destroy(s);
+    }
+    double wall = bench_now_s() - t0;
+    bench_print("workload.flows", (double)w.flows.n, "flows", scen, used);
+    bench_print("workload.build_s", t_world, "s", scen, used);
+    snprintf(name, sizeof name, "%s.wall_s", engine);
+    bench_print(name, wall, "s", scen, used);
+    snprintf(name, sizeof name, "%s.peak_rss_mib", engine);
+    bench_print(name, bench_peak_rss_mib(), "MiB", scen, used);
+    tl_world_fini(&w);
+    free(text);
+    return 0;
+}
