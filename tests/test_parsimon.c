@@ -152,7 +152,8 @@ static void idle_network_gives_ideal_fct(void **state)
     world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 200, \"classes\": "
                    "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 20000}, \"spatial\": "
                    "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
-                   "\"load\": {\"flows_per_s\": 1000}}]}, \"transport\": {\"cc\": \"dctcp-rate\"}}");
+                   "\"load\": {\"flows_per_s\": 1000}}]}, \"transport\": {\"cc\": "
+                   "\"dctcp-rate\"}}");
     for (size_t i = 0; i < w.flows.n; i++)
         w.flows.v[i].start_ps = (int64_t)i * 1000000000; /* 1 ms apart */
     tl_parsimon_opts o;
@@ -160,7 +161,8 @@ static void idle_network_gives_ideal_fct(void **state)
     o.n_threads = 1;
     tl_parsimon *s = run(&w, &o);
     const tl_flow_result *r = tl_parsimon_results(s);
-    uint8_t *is_src = calloc(tl_topo_n_nodes(w.topo), 1), *is_dst = calloc(tl_topo_n_nodes(w.topo), 1);
+    uint8_t *is_src = calloc(tl_topo_n_nodes(w.topo), 1);
+    uint8_t *is_dst = calloc(tl_topo_n_nodes(w.topo), 1);
     uint32_t n_src = 0, n_dst = 0;
     for (size_t i = 0; i < w.flows.n; i++) {
         /* ps rounding: the link-level link runs at its rate minus the ACK

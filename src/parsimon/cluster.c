@@ -60,7 +60,8 @@ static int close_enough(const feat *r, const feat *c, const tl_parsimon_opts *o)
         return 0;
     if (!r->has)
         return 1;
-    return fabs(r->load - c->load) < o->cluster_load && wmape(r->size, c->size) < o->cluster_wmape &&
+    return fabs(r->load - c->load) < o->cluster_load &&
+           wmape(r->size, c->size) < o->cluster_wmape &&
            wmape(r->iat, c->iat) < o->cluster_wmape;
 }
 

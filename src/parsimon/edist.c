@@ -27,8 +27,8 @@ void ps_edist_fini(ps_edist *e)
     memset(e, 0, sizeof *e);
 }
 
-int ps_edist_build(ps_edist *e, const uint64_t *size, const double *pnd, uint32_t n, uint32_t b, double x,
-                   tl_err *err)
+int ps_edist_build(ps_edist *e, const uint64_t *size, const double *pnd, uint32_t n, uint32_t b,
+                   double x, tl_err *err)
 {
     memset(e, 0, sizeof *e);
     if (n == 0)

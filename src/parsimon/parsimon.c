@@ -57,8 +57,8 @@ tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_f
 {
     if (o && !(o->bucket_min >= 1 && o->bucket_ratio >= 1 && o->fat_factor >= 1 &&
                o->cluster_wmape >= 0 && o->cluster_load >= 0)) {
-        tl_err_set(err, TL_ERANGE, "parsimon options: expected bucket size >= 1, bucket ratio >= 1, "
-                   "fat factor >= 1 and non-negative cluster thresholds");
+        tl_err_set(err, TL_ERANGE, "parsimon options: expected bucket size >= 1, bucket ratio "
+                   ">= 1, fat factor >= 1 and non-negative cluster thresholds");
         return NULL;
     }
     tl_parsimon *s = calloc(1, sizeof *s);

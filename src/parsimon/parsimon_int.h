@@ -55,8 +55,8 @@ typedef struct ps_edist {
  * what is left forms a last, open-ended bucket (or, if nothing is left,
  * the last bucket is made open-ended). The first bucket starts at 0. n == 0
  * gives no bucket: every draw is 0. The inputs are not modified. */
-int ps_edist_build(ps_edist *e, const uint64_t *size, const double *pnd, uint32_t n, uint32_t b, double x,
-                   tl_err *err);
+int ps_edist_build(ps_edist *e, const uint64_t *size, const double *pnd, uint32_t n, uint32_t b,
+                   double x, tl_err *err);
 void ps_edist_fini(ps_edist *e);
 /* One packet-normalized delay for a flow of this size, uniform over its
  * bucket's samples. */
