@@ -26,9 +26,11 @@ static const char *fabric32(unsigned long flows, char *buf, size_t n)
              "{\"seed\": 1, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
              "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
              "\"oversubscription\": 2}, \"workload\": {\"flows\": %lu, \"classes\": "
-             "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, \"arrival\": {\"process\": \"lognormal\", "
-             "\"sigma\": 2}, \"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
-             "\"dctcp-rate\"}}",
+             "[{\"sizes\": {\"cdf\": \"webserver\"}, "
+             "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
+             "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
+             "\"load\": {\"max_link_load\": 0.5}}]}, "
+             "\"transport\": {\"cc\": \"dctcp-rate\"}}",
              flows);
     return buf;
 }
