@@ -32,7 +32,7 @@ typedef struct tl_parsimon_opts {
     double fat_factor;     /* downstream links are this many times faster (paper: 10) */
     int is_cluster;        /* simulate one link per cluster of similar links (§4.2) */
     double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.1) */
-    double cluster_load;   /* loads closer than this, absolute (0.005) */
+    double cluster_load;   /* loads closer than this, relative |a - b| / a (0.005) */
     int is_direct_acks;    /* link simulations deliver ACKs as timed events (default on) */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
 } tl_parsimon_opts;

@@ -3,7 +3,8 @@
  * Features of a link with at least two flows: percentiles of its flow sizes
  * and of its inter-arrival times, and its load. Two links are close when
  * both distances, WMAPE(a, b) = sum |a_i - b_i| / sum |a_i|, are below
- * cluster_wmape and their loads differ by less than cluster_load; links with
+ * cluster_wmape and the relative error of their loads, |a - b| / a, is below
+ * cluster_load (a: the representative's; appendix D's definitions); links with
  * fewer than two flows are close to each other. tailor also requires equal
  * rates and the same case (first hop, middle, last hop), since delays are in
  * time units and the link-level topologies differ by case. The paper uses
@@ -60,7 +61,7 @@ static int close_enough(const feat *r, const feat *c, const tl_parsimon_opts *o)
         return 0;
     if (!r->has)
         return 1;
-    return fabs(r->load - c->load) < o->cluster_load &&
+    return fabs(r->load - c->load) < o->cluster_load * r->load &&
            wmape(r->size, c->size) < o->cluster_wmape &&
            wmape(r->iat, c->iat) < o->cluster_wmape;
 }
@@ -140,7 +141,8 @@ int ps_cluster(const ps_env *env, int is_cluster, uint32_t *rep, tl_err *err)
         rep[fs[i].chan] = fs[i].chan;
         for (uint32_t j = i + 1; j < n_busy; j++) {
             /* decreasing load: nothing further can be within the load threshold */
-            if (fs[i].has && fs[j].has && fs[i].load - fs[j].load >= env->o->cluster_load)
+            if (fs[i].has && fs[j].has &&
+                fs[i].load - fs[j].load >= env->o->cluster_load * fs[i].load)
                 break;
             if (!taken[j] && close_enough(&fs[i], &fs[j], env->o)) {
                 taken[j] = 1;
