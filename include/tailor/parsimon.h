@@ -32,13 +32,13 @@ typedef struct tl_parsimon_opts {
     double fat_factor;     /* downstream links are this many times faster (paper: 10) */
     int is_cluster;        /* simulate one link per cluster of similar links (§4.2) */
     double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.1) */
-    double cluster_load;   /* loads closer than this, relative |a - b| / a (0.005) */
+    double cluster_load;   /* loads closer than this, relative |a - b| / a (0.05) */
     int is_direct_acks;    /* link simulations deliver ACKs as timed events (default on) */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
 } tl_parsimon_opts;
 
 /* The paper's settings: B 100, x 2, fat 10, no clustering, thresholds 0.1 /
- * 0.005 (parsimon-eval's); direct ACKs (as the paper's Minim); all cores. */
+ * 0.05 (relative; docs/parsimon.md); direct ACKs (as the paper's Minim); all cores. */
 void tl_parsimon_opts_default(tl_parsimon_opts *o);
 
 /* Estimates flows f on topology t with routes r (each flow on

@@ -40,7 +40,7 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->bucket_ratio = 2;
     o->fat_factor = 10;
     o->cluster_wmape = 0.1;
-    o->cluster_load = 0.005;
+    o->cluster_load = 0.05;
     o->is_direct_acks = 1;
 }
 

@@ -753,7 +753,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     sc->engine.bucket_ratio = 2;
     sc->engine.fat_factor = 10;
     sc->engine.cluster_wmape = 0.1;
-    sc->engine.cluster_load = 0.005;
+    sc->engine.cluster_load = 0.05;
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root)
