@@ -161,10 +161,11 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
         tl_parsimon_stats st;
         tl_parsimon_get_stats(ps, &st);
         printf("parsimon: %zu flows, %u busy links: %u simulated (%u first hop, %u middle, %u last "
-               "hop), %u pruned by clustering; %llu link-hops; decompose %.2f s, link simulations "
-               "%.2f s (slowest link %.2f s), aggregation %.2f s\n",
+               "hop), %u pruned by clustering; %llu link-hops, %llu drops, %llu timeouts; decompose "
+               "%.2f s, link simulations %.2f s (slowest link %.2f s), aggregation %.2f s\n",
                w->flows.n, st.n_chans_busy, st.n_simulated, st.n_case[0], st.n_case[1],
-               st.n_case[2], st.n_pruned, (unsigned long long)st.n_link_hops, st.decompose_s,
+               st.n_case[2], st.n_pruned, (unsigned long long)st.n_link_hops,
+               (unsigned long long)st.n_drops, (unsigned long long)st.n_timeouts, st.decompose_s,
                st.simulate_s, st.max_link_s, st.aggregate_s);
         print_buckets(&sum, outdir, "fct.csv, fct.txt, summary.json");
     }

@@ -64,6 +64,7 @@ typedef struct tl_parsimon_stats {
     uint32_t n_case[3];         /* simulated links by case: first hop, middle, last hop */
     uint64_t n_link_flows;      /* flows over all simulated links */
     uint64_t n_link_hops;       /* pktsim link-hops over all link simulations */
+    uint64_t n_drops, n_timeouts; /* packets dropped and RTOs over all link simulations */
     uint64_t n_samples;         /* delay samples kept (all buckets) */
     double decompose_s, simulate_s, aggregate_s; /* wall time of each phase */
     double max_link_s;          /* the slowest single link simulation (wall) */

@@ -180,6 +180,8 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
     tl_pktsim_stats st;
     tl_pktsim_get_stats(sim, &st);
     out->n_link_hops = st.n_link_hops;
+    out->n_drops = st.n_drops;
+    out->n_timeouts = st.n_timeouts;
     rc = ps_edist_build(e, size, pnd, n, env->o->bucket_min, env->o->bucket_ratio, err);
     goto done;
 fail:

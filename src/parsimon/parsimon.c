@@ -169,6 +169,8 @@ static int simulate(tl_parsimon *s, tl_progress *prog, tl_err *err)
     for (uint32_t j = 0; j < nj; j++) {
         s->st.n_case[outs[j].kind]++;
         s->st.n_link_hops += outs[j].n_link_hops;
+        s->st.n_drops += outs[j].n_drops;
+        s->st.n_timeouts += outs[j].n_timeouts;
         s->st.n_link_flows += s->d.chan_off[jobs[j].chan + 1] - s->d.chan_off[jobs[j].chan];
         if (outs[j].wall_s > s->st.max_link_s)
             s->st.max_link_s = outs[j].wall_s;

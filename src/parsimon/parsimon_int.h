@@ -78,7 +78,7 @@ typedef struct ps_env {
 
 typedef struct ps_link_out {
     int kind;          /* 0 first hop, 1 switch to switch, 2 last hop */
-    uint64_t n_link_hops;
+    uint64_t n_link_hops, n_drops, n_timeouts;
     double wall_s;
 } ps_link_out;
 
