@@ -139,6 +139,12 @@ check "parsimon is the same on 2 threads" cmp -s "$tmp/runps1/fct.csv" "$tmp/run
 check "parsimon --cluster prunes links" grep -q "[1-9][0-9]* pruned by clustering" "$tmp/psout3"
 "$bin" compare "$tmp/run1" "$tmp/runps1" -o "$tmp/cmpps" --quiet >/dev/null
 check "compare pktsim vs parsimon" test -s "$tmp/cmpps/compare.json"
+sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "cluster": "yes"}/' \
+    "$src/examples/incast-16to1.json" >"$tmp/badps.json"
+"$bin" run "$tmp/badps.json" -o "$tmp/badps" 2>"$tmp/err" >/dev/null
+check "bad parsimon option exits 2" test $? -eq 2
+check "bad parsimon option located" grep -q "badps.json:[0-9]*:[0-9]*: engine.cluster: expected true or false" "$tmp/err"
+check "bad parsimon option writes nothing" test ! -e "$tmp/badps"
 
 # compare: the pktsim incast (run1, the reference) against flowsim on the same scenario.
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runfs16" --engine flowsim --quiet >/dev/null
