@@ -43,4 +43,13 @@ const char *tl_json_join(char *buf, size_t n, const char *path, const char *key)
 /* "an object", "a string", ... for "expected X, found Y" messages. */
 const char *tl_json_type_name(const json_t *v);
 
+/* Writers. tl_json_put sets key to v (stolen); any failure (o or v NULL
+ * included) is counted in *n_bad, so a builder checks once at the end.
+ * tl_json_save takes root (always released): TL_ENOMEM when n_bad is not 0,
+ * else root written to path atomically (tl_afile), indented, reals with 15
+ * significant digits (99.01 stays 99.01, and a load and save again
+ * reproduces the file byte for byte). */
+void tl_json_put(json_t *o, const char *key, json_t *v, int *n_bad);
+int tl_json_save(json_t *root, int n_bad, const char *path, tl_err *err);
+
 #endif

@@ -2,6 +2,7 @@
  * value positions. It trusts the text to be valid (jansson has checked it)
  * and stops at the first surprise instead of reporting. */
 #include "tailor/jsonerr.h"
+#include "tailor/fileio.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,4 +204,32 @@ const char *tl_json_type_name(const json_t *v)
     case JSON_FALSE: return "a boolean";
     default: return "null";
     }
+}
+
+void tl_json_put(json_t *o, const char *key, json_t *v, int *n_bad)
+{
+    if (!o || !v || json_object_set_new(o, key, v) != 0)
+        (*n_bad)++;
+}
+
+int tl_json_save(json_t *root, int n_bad, const char *path, tl_err *err)
+{
+    if (n_bad || !root) {
+        json_decref(root);
+        return tl_err_nomem(err);
+    }
+    tl_afile af;
+    FILE *out = tl_afile_open(&af, path, err);
+    if (!out) {
+        json_decref(root);
+        return err ? err->code : TL_EIO;
+    }
+    int bad = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) != 0;
+    json_decref(root);
+    fputc('\n', out);
+    if (bad) {
+        tl_afile_abort(&af);
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed");
+    }
+    return tl_afile_commit(&af, err);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tailor/fileio.h"
+#include "tailor/jsonerr.h"
 
 _Static_assert(TL_N_PCTS == 4 && TL_CMP_N_STATS == 4, "the keys below name tl_pcts");
 const char *const tl_cmp_stat_keys[TL_CMP_N_STATS] = {"mean", "p50", "p99", "p999"};
@@ -92,13 +93,6 @@ void tl_compare_fini(tl_compare *c)
 
 /* ======================== compare.json ======================== */
 
-/* Sets key to v (stolen); on any failure (v NULL included) counts it in *n_bad. */
-static void put(json_t *o, const char *key, json_t *v, int *n_bad)
-{
-    if (!o || !v || json_object_set_new(o, key, v) != 0)
-        (*n_bad)++;
-}
-
 /* JSON has no NaN (an empty bucket, an undefined error) nor infinity. */
 static json_t *num_or_null(double x)
 {
@@ -118,9 +112,9 @@ static json_t *stats_json(const uint64_t *count, const double *v, int *n_bad)
 {
     json_t *o = json_object();
     if (count)
-        put(o, "count", json_integer((json_int_t)*count), n_bad);
+        tl_json_put(o, "count", json_integer((json_int_t)*count), n_bad);
     for (int k = 0; k < TL_CMP_N_STATS; k++)
-        put(o, tl_cmp_stat_keys[k], num_or_null(v[k]), n_bad);
+        tl_json_put(o, tl_cmp_stat_keys[k], num_or_null(v[k]), n_bad);
     return o;
 }
 
@@ -129,10 +123,10 @@ static json_t *buckets_json(const tl_cmp_row *rows, int *n_bad)
     json_t *o = json_object();
     for (int b = 0; b < TL_N_BUCKETS; b++) {
         json_t *r = json_object();
-        put(r, "ref", stats_json(&rows[b].ref_count, rows[b].ref, n_bad), n_bad);
-        put(r, "est", stats_json(&rows[b].est_count, rows[b].est, n_bad), n_bad);
-        put(r, "error", stats_json(NULL, rows[b].error, n_bad), n_bad);
-        put(o, tl_bucket_names[b], r, n_bad);
+        tl_json_put(r, "ref", stats_json(&rows[b].ref_count, rows[b].ref, n_bad), n_bad);
+        tl_json_put(r, "est", stats_json(&rows[b].est_count, rows[b].est, n_bad), n_bad);
+        tl_json_put(r, "error", stats_json(NULL, rows[b].error, n_bad), n_bad);
+        tl_json_put(o, tl_bucket_names[b], r, n_bad);
     }
     return o;
 }
@@ -145,32 +139,15 @@ int tl_compare_save_json(const tl_compare *c, const char *ref_label, const char 
                          "the run labels (folder names) must be UTF-8 to go into JSON");
     int n_bad = 0;
     json_t *root = json_object();
-    put(root, "ref", json_string(ref_label), &n_bad);
-    put(root, "est", json_string(est_label), &n_bad);
-    put(root, "ref_engine", json_string(c->ref_engine), &n_bad);
-    put(root, "est_engine", json_string(c->est_engine), &n_bad);
-    put(root, "buckets", buckets_json(c->all, &n_bad), &n_bad);
+    tl_json_put(root, "ref", json_string(ref_label), &n_bad);
+    tl_json_put(root, "est", json_string(est_label), &n_bad);
+    tl_json_put(root, "ref_engine", json_string(c->ref_engine), &n_bad);
+    tl_json_put(root, "est_engine", json_string(c->est_engine), &n_bad);
+    tl_json_put(root, "buckets", buckets_json(c->all, &n_bad), &n_bad);
     json_t *classes = json_object();
     for (uint32_t k = 0; k < c->n_classes; k++)
-        put(classes, c->class_names[k],
+        tl_json_put(classes, c->class_names[k],
             buckets_json(&c->by_class[(size_t)k * TL_N_BUCKETS], &n_bad), &n_bad);
-    put(root, "classes", classes, &n_bad);
-    if (n_bad) {
-        json_decref(root);
-        return tl_err_nomem(err);
-    }
-    tl_afile af;
-    FILE *out = tl_afile_open(&af, path, err);
-    if (!out) {
-        json_decref(root);
-        return err ? err->code : TL_EIO;
-    }
-    int bad = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) != 0;
-    json_decref(root);
-    fputc('\n', out);
-    if (bad) {
-        tl_afile_abort(&af);
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed");
-    }
-    return tl_afile_commit(&af, err);
+    tl_json_put(root, "classes", classes, &n_bad);
+    return tl_json_save(root, n_bad, path, err);
 }

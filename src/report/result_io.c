@@ -105,13 +105,6 @@ static const char *const pct_keys[TL_N_PCTS] = {"p50", "p90", "p99", "p999"};
 static const char *const stats_keys[] = {"count", "mean", "p50", "p90", "p99", "p999", NULL};
 static const char *const root_keys[] = {"engine", "unfinished", "buckets", "classes", NULL};
 
-/* Sets key to v (stolen); on any failure (v NULL included) counts it in *n_bad. */
-static void put(json_t *o, const char *key, json_t *v, int *n_bad)
-{
-    if (!o || !v || json_object_set_new(o, key, v) != 0)
-        (*n_bad)++;
-}
-
 /* A statistic: null when NaN (an empty bucket), since JSON has no NaN. */
 static json_t *num_or_null(double x)
 {
@@ -123,11 +116,11 @@ static json_t *buckets_json(const tl_slowdown_stats *st, int *n_bad)
     json_t *o = json_object();
     for (int b = 0; b < TL_N_BUCKETS; b++) {
         json_t *s = json_object();
-        put(s, "count", json_integer((json_int_t)st[b].count), n_bad);
-        put(s, "mean", num_or_null(st[b].mean), n_bad);
+        tl_json_put(s, "count", json_integer((json_int_t)st[b].count), n_bad);
+        tl_json_put(s, "mean", num_or_null(st[b].mean), n_bad);
         for (int i = 0; i < TL_N_PCTS; i++)
-            put(s, pct_keys[i], num_or_null(st[b].p[i]), n_bad);
-        put(o, tl_bucket_names[b], s, n_bad);
+            tl_json_put(s, pct_keys[i], num_or_null(st[b].p[i]), n_bad);
+        tl_json_put(o, tl_bucket_names[b], s, n_bad);
     }
     return o;
 }
@@ -136,9 +129,9 @@ int tl_summary_save_json(const tl_summary *s, const char *path, tl_err *err)
 {
     int n_bad = 0;
     json_t *root = json_object();
-    put(root, "engine", json_string(s->engine), &n_bad);
-    put(root, "unfinished", json_integer((json_int_t)s->n_unfinished), &n_bad);
-    put(root, "buckets", buckets_json(s->all, &n_bad), &n_bad);
+    tl_json_put(root, "engine", json_string(s->engine), &n_bad);
+    tl_json_put(root, "unfinished", json_integer((json_int_t)s->n_unfinished), &n_bad);
+    tl_json_put(root, "buckets", buckets_json(s->all, &n_bad), &n_bad);
     json_t *classes = json_object();
     for (uint32_t c = 0; c < s->n_classes; c++) {
         if (classes && json_object_get(classes, s->class_names[c])) {
@@ -149,29 +142,10 @@ int tl_summary_save_json(const tl_summary *s, const char *path, tl_err *err)
                              s->class_names[c]);
         }
         const tl_slowdown_stats *row = &s->by_class[(size_t)c * TL_N_BUCKETS];
-        put(classes, s->class_names[c], buckets_json(row, &n_bad), &n_bad);
+        tl_json_put(classes, s->class_names[c], buckets_json(row, &n_bad), &n_bad);
     }
-    put(root, "classes", classes, &n_bad);
-    if (n_bad) {
-        json_decref(root);
-        return tl_err_nomem(err);
-    }
-    tl_afile af;
-    FILE *out = tl_afile_open(&af, path, err);
-    if (!out) {
-        json_decref(root);
-        return err ? err->code : TL_EIO;
-    }
-    /* 15 significant digits print 99.01 as 99.01 (17 would show the binary
-     * expansion); a load and save again reproduces the file byte for byte. */
-    int bad = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) != 0;
-    json_decref(root);
-    fputc('\n', out);
-    if (bad) {
-        tl_afile_abort(&af);
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed");
-    }
-    return tl_afile_commit(&af, err);
+    tl_json_put(root, "classes", classes, &n_bad);
+    return tl_json_save(root, n_bad, path, err);
 }
 
 /* ======================== summary.json: load ======================== */
