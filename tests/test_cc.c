@@ -13,16 +13,8 @@
 #include "tailor/world.h"
 #include "testutil.h"
 
-/* The tests' scenarios: a world built from JSON, failing the test on error. */
+/* The tests' scenarios: worlds built from JSON (tu_world_make). */
 typedef tl_world world;
-
-static void world_make(world *w, const char *json)
-{
-    tl_err err;
-    tl_err_clear(&err);
-    if (tl_world_from_json(w, json, 1, &err) != 0)
-        fail_msg("scenario: %s at %s", err.msg, err.path);
-}
 
 static void world_free(world *w) { tl_world_fini(w); }
 
@@ -182,7 +174,7 @@ static void two_flows_fair(void **state)
                  "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\"}}",
                  all_ccs[c]);
         world w;
-        world_make(&w, json);
+        tu_world_make(&w, json);
         tl_pktsim *s = run(&w, NULL, NULL, 0);
         const tl_flow_result *r = tl_pktsim_results(s);
         double want = 2 * 20e6 * 1.048 * 8 / 10e9 * 1e12;
@@ -210,7 +202,7 @@ static double incast_mean_queue(const char *cc, const char *extra, uint64_t *dro
     char json[2048];
     snprintf(json, sizeof json, INCAST, cc, extra);
     world w;
-    world_make(&w, json);
+    tu_world_make(&w, json);
     tl_pktsim *s = run(&w, NULL, NULL, 0);
     tl_pktsim_stats st;
     tl_pktsim_get_stats(s, &st);
@@ -289,7 +281,7 @@ static void dcqcn_runtime_knob(void **state)
              ", \"dcqcn\": {\"min_time_between_cnps_ps\": \"10ms\"}, \"switch\": "
              "{\"kmin_bytes_per_gbps\": 100, \"kmax_bytes_per_gbps\": 400}");
     world w;
-    world_make(&w, json);
+    tu_world_make(&w, json);
     cnp_probe k = {.change_at_ps = 200 * 1000000LL};
     tl_pktsim *s = run(&w, cnp_control, &k, 100 * 1000000LL);
     tl_pktsim_stats st;
@@ -316,7 +308,7 @@ static void permutation_90_no_deadlock(void **state)
                  "{\"pfc\": 1}}}",
                  all_ccs[c]);
         world w;
-        world_make(&w, json);
+        tu_world_make(&w, json);
         tl_pktsim *s = run(&w, NULL, NULL, 0);
         tl_pktsim_stats st;
         tl_pktsim_get_stats(s, &st);
@@ -343,7 +335,7 @@ static void fabric_workload_completes(void **state)
                  " \"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": \"%s\"}}",
                  all_ccs[c]);
         world w;
-        world_make(&w, json);
+        tu_world_make(&w, json);
         tl_pktsim *s = run(&w, NULL, NULL, 0);
         tl_pktsim_stats st;
         tl_pktsim_get_stats(s, &st);
@@ -365,13 +357,13 @@ static void presets_apply(void **state)
     world w;
     char json[2048];
     snprintf(json, sizeof json, INCAST, "dcqcn", ", \"preset\": \"dcqcn.expert\"");
-    world_make(&w, json);
+    tu_world_make(&w, json);
     assert_true(tl_params_get(&w.sc.params, "switch.pfc") == 1);
     assert_true(tl_params_get(&w.sc.params, "dcqcn.ai_rate_bps") == 50e6);
     assert_true(tl_params_get(&w.sc.params, "switch.kmax_bytes_per_gbps") == 64000);
     world_free(&w);
     snprintf(json, sizeof json, INCAST, "dcqcn", ", \"switch\": {\"pfc\": 0}");
-    world_make(&w, json); /* explicit knobs override the CC's default preset */
+    tu_world_make(&w, json); /* explicit knobs override the CC's default preset */
     assert_true(tl_params_get(&w.sc.params, "switch.pfc") == 0);
     assert_true(tl_params_get(&w.sc.params, "switch.kmin_bytes_per_gbps") == 4000);
     world_free(&w);

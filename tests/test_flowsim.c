@@ -15,16 +15,8 @@
 #include "tailor/world.h"
 #include "testutil.h"
 
-/* The tests' scenarios: a world built from JSON, failing the test on error. */
+/* The tests' scenarios: worlds built from JSON (tu_world_make). */
 typedef tl_world world;
-
-static void world_make(world *w, const char *json)
-{
-    tl_err err;
-    tl_err_clear(&err);
-    if (tl_world_from_json(w, json, 1, &err) != 0)
-        fail_msg("scenario: %s at %s", err.msg, err.path);
-}
 
 static void world_free(world *w) { tl_world_fini(w); }
 
@@ -146,7 +138,7 @@ static void staggered_cross_flow(void **state)
 static void agrees_with_pktsim_on_large_flows(void **state)
 {
     world w;
-    world_make(&w, "{\"topology\": {\"type\": \"parking_lot\", \"hops\": 4, \"hosts_per_switch\": "
+    tu_world_make(&w, "{\"topology\": {\"type\": \"parking_lot\", \"hops\": 4, \"hosts_per_switch\": "
                    "4}, \"workload\": {\"flows\": 3000, \"classes\": [{\"sizes\": {\"cdf\": "
                    "\"websearch\"}, \"spatial\": {\"type\": \"uniform\"}, \"arrival\": "
                    "{\"process\": \"poisson\"}, \"load\": {\"max_link_load\": 0.5}}]}, "
@@ -191,7 +183,7 @@ static void agrees_with_pktsim_on_large_flows(void **state)
 static void path_mode_equals_network_mode(void **state)
 {
     world w;
-    world_make(&w, "{\"topology\": {\"type\": \"parking_lot\", \"hops\": 3, \"hosts_per_switch\": "
+    tu_world_make(&w, "{\"topology\": {\"type\": \"parking_lot\", \"hops\": 3, \"hosts_per_switch\": "
                    "64}, \"workload\": {\"flows\": 1, \"classes\": [{\"sizes\": {\"dist\": "
                    "\"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": \"uniform\"}, "
                    "\"arrival\": {\"process\": \"simultaneous\"}}]}}");

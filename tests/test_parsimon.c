@@ -12,13 +12,6 @@
 #include "tailor/world.h"
 #include "testutil.h"
 
-static void world_make(tl_world *w, const char *json)
-{
-    tl_err err;
-    tl_err_clear(&err);
-    if (tl_world_from_json(w, json, 1, &err) != 0)
-        fail_msg("scenario: %s at %s", err.msg, err.path);
-}
 
 #define FABRIC                                                                                     \
     "{\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": 16, \"hosts_per_rack\": 8, "           \
@@ -82,7 +75,7 @@ static void decomposition_and_ack_rate(void **state)
 {
     (void)state;
     tl_world w;
-    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 3000, \"classes\": "
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 3000, \"classes\": "
                    "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
                    "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"poisson\"}, \"load\": "
                    "{\"max_link_load\": 0.3}}]}}");
@@ -149,7 +142,7 @@ static void idle_network_gives_ideal_fct(void **state)
 {
     (void)state;
     tl_world w;
-    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 200, \"classes\": "
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 200, \"classes\": "
                    "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 20000}, \"spatial\": "
                    "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
                    "\"load\": {\"flows_per_s\": 1000}}]}, \"transport\": {\"cc\": "
@@ -209,7 +202,7 @@ static void threads_clustering_and_accuracy(void **state)
 {
     (void)state;
     tl_world w;
-    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": " ACC_FLOWS
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": " ACC_FLOWS
                    ", \"classes\": "
                    "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
                    "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
@@ -290,7 +283,7 @@ static void bad_options(void **state)
 {
     (void)state;
     tl_world w;
-    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 10, \"classes\": "
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 10, \"classes\": "
                    "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 2000}, \"spatial\": "
                    "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
                    "\"load\": {\"flows_per_s\": 1000}}]}}");

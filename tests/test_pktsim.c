@@ -11,16 +11,8 @@
 #include "tailor/world.h"
 #include "testutil.h"
 
-/* The tests' scenarios: a world built from JSON, failing the test on error. */
+/* The tests' scenarios: worlds built from JSON (tu_world_make). */
 typedef tl_world world;
-
-static void world_make(world *w, const char *json)
-{
-    tl_err err;
-    tl_err_clear(&err);
-    if (tl_world_from_json(w, json, 1, &err) != 0)
-        fail_msg("scenario: %s at %s", err.msg, err.path);
-}
 
 static void world_free(world *w) { tl_world_fini(w); }
 
@@ -73,7 +65,7 @@ static void lone_flow_fct_is_ideal(void **state)
                  "{\"initial_window_pkts\": 100000}, \"dctcp_rate\": {\"window_bytes\": \"100MB\"}}}",
                  cases[c].cc, cases[c].mtu);
         world w;
-        world_make(&w, json);
+        tu_world_make(&w, json);
         tl_pktsim *s = lone_flow(&w, 0, cases[c].dst, cases[c].size, cases[c].cc);
         const tl_flow_result *r = tl_pktsim_results(s);
         if (r[0].fct_ps != r[0].ideal_ps || r[0].fct_ps <= 0)
@@ -89,7 +81,7 @@ static void lone_flow_fct_is_ideal(void **state)
 static void ack_coalescing(void **state)
 {
     world w;
-    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": "
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": "
                    "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": "
                    "{\"type\": \"permutation\"}, \"arrival\": {\"process\": "
                    "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp-rate\", \"nic\": "
@@ -119,7 +111,7 @@ static void two_flows_share_a_bottleneck(void **state)
                  "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\"}}",
                  ccs[c]);
         world w;
-        world_make(&w, json);
+        tu_world_make(&w, json);
         tl_err err;
         tl_err_clear(&err);
         tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, ccs[c], 1, &err);
@@ -146,7 +138,7 @@ static void two_flows_share_a_bottleneck(void **state)
 static void ring_keeps_a_flow_behind_a_finished_head(void **state)
 {
     world w;
-    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 2, \"classes\": "
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 2, \"classes\": "
                    "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": "
                    "{\"type\": \"incast\", \"senders\": 2, \"destination\": 0}, "
                    "\"arrival\": {\"process\": \"simultaneous\"}}]}}");
@@ -180,7 +172,7 @@ static void conservation_and_determinism(void **state)
                        " \"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
                        "\"dctcp-rate\"}}";
     world w;
-    world_make(&w, json);
+    tu_world_make(&w, json);
     tl_flow_result *first = NULL;
     for (int run = 0; run < 2; run++) {
         tl_err err;
@@ -257,7 +249,7 @@ static void incast_with_pfc(void **state)
     char json[2048];
     snprintf(json, sizeof json, INCAST, "");
     world w;
-    world_make(&w, json);
+    tu_world_make(&w, json);
     tl_err err;
     tl_err_clear(&err);
     tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
@@ -285,7 +277,7 @@ static void pfc_pauses_upstream_in_time(void **state)
     char json[2048];
     snprintf(json, sizeof json, INCAST, ", \"pfc_xoff_bytes\": 20000, \"pfc_xon_bytes\": 10000");
     world w;
-    world_make(&w, json);
+    tu_world_make(&w, json);
     tl_err err;
     tl_err_clear(&err);
     tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
@@ -341,7 +333,7 @@ static void runtime_knob_change(void **state)
     snprintf(json, sizeof json, INCAST,
              ", \"kmin_bytes_per_gbps\": 1e8, \"kmax_bytes_per_gbps\": 1e8");
     world w;
-    world_make(&w, json);
+    tu_world_make(&w, json);
     tl_err err;
     tl_err_clear(&err);
     tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
@@ -370,7 +362,7 @@ static void runtime_knob_change(void **state)
 static void link_failure_reroutes(void **state)
 {
     world w;
-    world_make(&w, "{\"topology\": {\"type\": \"fat_tree\", \"k\": 4}, \"workload\": "
+    tu_world_make(&w, "{\"topology\": {\"type\": \"fat_tree\", \"k\": 4}, \"workload\": "
                    "{\"flows\": 2, \"classes\": [{\"sizes\": {\"dist\": \"fixed\", "
                    "\"mean_bytes\": 10000000}, \"spatial\": {\"type\": \"permutation\"}, "
                    "\"arrival\": {\"process\": \"simultaneous\"}}]}, \"transport\": "
@@ -409,7 +401,7 @@ static void link_failure_reroutes(void **state)
 static void bad_configurations(void **state)
 {
     world w;
-    world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": [{\"sizes\": "
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": [{\"sizes\": "
                    "{\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": "
                    "\"uniform\"}, \"arrival\": {\"process\": \"simultaneous\"}}]}}");
     tl_err err;

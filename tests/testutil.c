@@ -57,3 +57,11 @@ void tu_check_err(const char *name, const tl_err *err, int code, const char *nee
         fail();
     }
 }
+
+void tu_world_make(tl_world *w, const char *json)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    if (tl_world_from_json(w, json, 1, &err) != 0)
+        fail_msg("scenario: %s at %s", err.msg, err.path);
+}

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "tailor/err.h"
+#include "tailor/world.h"
 
 /* Writes text to a fresh file under $TMPDIR (or /tmp) whose name ends in suffix
  * (e.g. ".json"); returns its path in a static-per-call buffer the caller frees. */
@@ -24,5 +25,9 @@ char *tu_read_file(const char *path, size_t *len);
  * given code and its formatted message contains every non-NULL needle. */
 void tu_check_err(const char *name, const tl_err *err, int code, const char *needle1,
                   const char *needle2);
+
+/* Builds a world from scenario JSON on one thread; fails the test, with the
+ * error and its JSON path, when the scenario is refused. */
+void tu_world_make(tl_world *w, const char *json);
 
 #endif
