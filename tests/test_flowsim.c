@@ -138,11 +138,12 @@ static void staggered_cross_flow(void **state)
 static void agrees_with_pktsim_on_large_flows(void **state)
 {
     world w;
-    tu_world_make(&w, "{\"topology\": {\"type\": \"parking_lot\", \"hops\": 4, \"hosts_per_switch\": "
-                   "4}, \"workload\": {\"flows\": 3000, \"classes\": [{\"sizes\": {\"cdf\": "
-                   "\"websearch\"}, \"spatial\": {\"type\": \"uniform\"}, \"arrival\": "
-                   "{\"process\": \"poisson\"}, \"load\": {\"max_link_load\": 0.5}}]}, "
-                   "\"transport\": {\"cc\": \"dctcp-rate\"}}");
+    tu_world_make(&w, "{\"topology\": {\"type\": \"parking_lot\", \"hops\": 4, "
+                      "\"hosts_per_switch\": 4}, \"workload\": {\"flows\": 3000, "
+                      "\"classes\": [{\"sizes\": {\"cdf\": "
+                      "\"websearch\"}, \"spatial\": {\"type\": \"uniform\"}, \"arrival\": "
+                      "{\"process\": \"poisson\"}, \"load\": {\"max_link_load\": 0.5}}]}, "
+                      "\"transport\": {\"cc\": \"dctcp-rate\"}}");
     tl_err err;
     tl_err_clear(&err);
     tl_flowsim *fs = tl_flowsim_create(w.topo, w.routes, &w.flows, &w.sc.params, &err);
@@ -183,10 +184,11 @@ static void agrees_with_pktsim_on_large_flows(void **state)
 static void path_mode_equals_network_mode(void **state)
 {
     world w;
-    tu_world_make(&w, "{\"topology\": {\"type\": \"parking_lot\", \"hops\": 3, \"hosts_per_switch\": "
-                   "64}, \"workload\": {\"flows\": 1, \"classes\": [{\"sizes\": {\"dist\": "
-                   "\"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": \"uniform\"}, "
-                   "\"arrival\": {\"process\": \"simultaneous\"}}]}}");
+    tu_world_make(&w, "{\"topology\": {\"type\": \"parking_lot\", \"hops\": 3, "
+                      "\"hosts_per_switch\": 64}, \"workload\": {\"flows\": 1, "
+                      "\"classes\": [{\"sizes\": {\"dist\": "
+                      "\"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": \"uniform\"}, "
+                      "\"arrival\": {\"process\": \"simultaneous\"}}]}}");
     /* Hosts 0..255, 64 per switch S0..S3 (host h at switch h / 64); flow i goes
      * from host 64 a + i to host 64 b + i + 32 with a < b, sizes and starts varied. */
     tl_flows_reserve(&w.flows, 64, NULL);

@@ -76,9 +76,9 @@ static void decomposition_and_ack_rate(void **state)
     (void)state;
     tl_world w;
     tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 3000, \"classes\": "
-                   "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
-                   "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"poisson\"}, \"load\": "
-                   "{\"max_link_load\": 0.3}}]}}");
+                      "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
+                      "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"poisson\"}, \"load\": "
+                      "{\"max_link_load\": 0.3}}]}}");
     ps_decomp d;
     assert_int_equal(ps_decompose(&d, w.topo, w.routes, &w.flows, 1000, 60, NULL), 0);
     uint64_t entries = 0;
@@ -143,10 +143,10 @@ static void idle_network_gives_ideal_fct(void **state)
     (void)state;
     tl_world w;
     tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 200, \"classes\": "
-                   "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 20000}, \"spatial\": "
-                   "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
-                   "\"load\": {\"flows_per_s\": 1000}}]}, \"transport\": {\"cc\": "
-                   "\"dctcp-rate\"}}");
+                      "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 20000}, \"spatial\": "
+                      "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
+                      "\"load\": {\"flows_per_s\": 1000}}]}, \"transport\": {\"cc\": "
+                      "\"dctcp-rate\"}}");
     for (size_t i = 0; i < w.flows.n; i++)
         w.flows.v[i].start_ps = (int64_t)i * 1000000000; /* 1 ms apart */
     tl_parsimon_opts o;
@@ -203,11 +203,11 @@ static void threads_clustering_and_accuracy(void **state)
     (void)state;
     tl_world w;
     tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": " ACC_FLOWS
-                   ", \"classes\": "
-                   "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
-                   "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
-                   "\"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
-                   "\"dctcp-rate\"}}");
+                      ", \"classes\": [{\"sizes\": {\"cdf\": \"webserver\"}, "
+                      "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
+                      "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
+                      "\"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
+                      "\"dctcp-rate\"}}");
     size_t n = w.flows.n;
     tl_parsimon_opts o;
     tl_parsimon_opts_default(&o);
@@ -284,9 +284,9 @@ static void bad_options(void **state)
     (void)state;
     tl_world w;
     tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 10, \"classes\": "
-                   "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 2000}, \"spatial\": "
-                   "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
-                   "\"load\": {\"flows_per_s\": 1000}}]}}");
+                      "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 2000}, \"spatial\": "
+                      "{\"type\": \"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, "
+                      "\"load\": {\"flows_per_s\": 1000}}]}}");
     tl_parsimon_opts o;
     tl_parsimon_opts_default(&o);
     o.bucket_ratio = 0.5;

@@ -82,10 +82,10 @@ static void ack_coalescing(void **state)
 {
     world w;
     tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": "
-                   "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": "
-                   "{\"type\": \"permutation\"}, \"arrival\": {\"process\": "
-                   "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp-rate\", \"nic\": "
-                   "{\"ack_every_pkts\": 4}, \"dctcp_rate\": {\"window_bytes\": \"10MB\"}}}");
+                      "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": "
+                      "{\"type\": \"permutation\"}, \"arrival\": {\"process\": "
+                      "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp-rate\", \"nic\": "
+                      "{\"ack_every_pkts\": 4}, \"dctcp_rate\": {\"window_bytes\": \"10MB\"}}}");
     tl_pktsim *s = lone_flow(&w, 0, 200, 1000000, "dctcp-rate");
     tl_pktsim_stats st;
     tl_pktsim_get_stats(s, &st);
@@ -139,9 +139,9 @@ static void ring_keeps_a_flow_behind_a_finished_head(void **state)
 {
     world w;
     tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 2, \"classes\": "
-                   "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": "
-                   "{\"type\": \"incast\", \"senders\": 2, \"destination\": 0}, "
-                   "\"arrival\": {\"process\": \"simultaneous\"}}]}}");
+                      "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": "
+                      "{\"type\": \"incast\", \"senders\": 2, \"destination\": 0}, "
+                      "\"arrival\": {\"process\": \"simultaneous\"}}]}}");
     w.flows.v[0] = (tl_flow){.id = 0, .size_bytes = 591, .start_ps = 0, .src = 0, .dst = 1};
     w.flows.v[1] = (tl_flow){.id = 1, .size_bytes = 1937, .start_ps = 10000, .src = 0, .dst = 9};
     w.flows.n = 2;
@@ -363,10 +363,10 @@ static void link_failure_reroutes(void **state)
 {
     world w;
     tu_world_make(&w, "{\"topology\": {\"type\": \"fat_tree\", \"k\": 4}, \"workload\": "
-                   "{\"flows\": 2, \"classes\": [{\"sizes\": {\"dist\": \"fixed\", "
-                   "\"mean_bytes\": 10000000}, \"spatial\": {\"type\": \"permutation\"}, "
-                   "\"arrival\": {\"process\": \"simultaneous\"}}]}, \"transport\": "
-                   "{\"cc\": \"dctcp\"}}");
+                      "{\"flows\": 2, \"classes\": [{\"sizes\": {\"dist\": \"fixed\", "
+                      "\"mean_bytes\": 10000000}, \"spatial\": {\"type\": \"permutation\"}, "
+                      "\"arrival\": {\"process\": \"simultaneous\"}}]}, \"transport\": "
+                      "{\"cc\": \"dctcp\"}}");
     w.flows.v[0].src = 0;
     w.flows.v[0].dst = 4;
     w.flows.v[1].src = 1;
@@ -402,8 +402,8 @@ static void bad_configurations(void **state)
 {
     world w;
     tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 1, \"classes\": [{\"sizes\": "
-                   "{\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": "
-                   "\"uniform\"}, \"arrival\": {\"process\": \"simultaneous\"}}]}}");
+                      "{\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": "
+                      "\"uniform\"}, \"arrival\": {\"process\": \"simultaneous\"}}]}}");
     tl_err err;
     tl_err_clear(&err);
     assert_int_equal(tl_params_set(&w.sc.params, "switch.buffer_bytes", 1024, NULL), 0);
