@@ -1,17 +1,13 @@
 /* Benchmark helpers (see benchutil.h). */
 #include "benchutil.h"
 
+#include "tailor/time.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <time.h>
 
-double bench_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+double bench_now_s(void) { return tl_wall_s(); }
 
 double bench_peak_rss_mib(void)
 {

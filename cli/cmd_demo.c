@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli.h"
+#include "tailor/time.h"
 #include "tailor/rng.h"
 
 int inspect_print(const cli_world *w, int n_threads, tl_err *err);
@@ -31,13 +31,6 @@ static int exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && st.st_size > 0;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int cmd_demo(int argc, char **argv)
@@ -66,10 +59,10 @@ int cmd_demo(int argc, char **argv)
         printf("\nestimating it with Parsimon (link-level simulations on %s)...\n",
                w.sc.engine.n_threads == 1 ? "1 thread" : "all cores");
         fflush(stdout);
-        double t0 = now_s();
+        double t0 = tl_wall_s();
         rc = cli_run_engine(&w, "parsimon", est_dir, 0, prog, &err);
         if (!rc)
-            printf("Parsimon took %.1f s\n", now_s() - t0);
+            printf("Parsimon took %.1f s\n", tl_wall_s() - t0);
     }
     snprintf(probe, sizeof probe, "%s/fct.csv", ref_dir);
     int is_cached = exists(probe);
@@ -82,10 +75,10 @@ int cmd_demo(int argc, char **argv)
                "%s/ for the next time)...\n",
                ref_dir);
         fflush(stdout);
-        double t0 = now_s();
+        double t0 = tl_wall_s();
         rc = cli_run_engine(&w, "pktsim", ref_dir, 0, prog, &err);
         if (!rc)
-            printf("pktsim took %.1f s\n", now_s() - t0);
+            printf("pktsim took %.1f s\n", tl_wall_s() - t0);
     }
     cli_progress_done(prog);
     cli_world_fini(&w);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli.h"
+#include "tailor/time.h"
 #include "tailor/fileio.h"
 #include "tailor/throughput.h"
 
@@ -59,13 +59,6 @@ static const cfg configs[] = {
 static const tl_tm_kind kinds[] = {TL_TM_ALL_TO_ALL, TL_TM_RANDOM_MATCHING, TL_TM_LONGEST_MATCHING};
 
 tl_topo *cli_topology(const char *arg, uint64_t seed, tl_err *err);
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 typedef struct row {
     const cfg *c;
@@ -130,7 +123,7 @@ int cmd_topo_bench(int argc, char **argv)
     tl_err_clear(&err);
     row rows[N_CONFIGS];
     size_t n_rows = 0;
-    double t0 = now_s();
+    double t0 = tl_wall_s();
     for (size_t i = 0; i < N_CONFIGS && !rc; i++) {
         if (o.is_quick && !configs[i].is_quick)
             continue;
@@ -156,7 +149,7 @@ int cmd_topo_bench(int argc, char **argv)
         if (!o.is_quiet && !rc)
             fprintf(stderr, "[topo-bench] %-44s %5u servers  relative %.3f %.3f %.3f  (%.0f s)\n",
                     configs[i].spec, r->servers, r->rel[0].relative, r->rel[1].relative,
-                    r->rel[2].relative, now_s() - t0);
+                    r->rel[2].relative, tl_wall_s() - t0);
     }
     if (rc) {
         cli_print_err("topo-bench", &err);
@@ -219,6 +212,6 @@ int cmd_topo_bench(int argc, char **argv)
         cli_print_err("topo-bench", &err);
         return cli_exit_code(&err);
     }
-    printf("wrote %s/topo-bench.csv, topo-bench.png, table.md in %.1f s\n", dir, now_s() - t0);
+    printf("wrote %s/topo-bench.csv, topo-bench.png, table.md in %.1f s\n", dir, tl_wall_s() - t0);
     return 0;
 }

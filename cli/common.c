@@ -1,10 +1,10 @@
 /* Option parsing, scenario loading, errors and progress for every subcommand. */
 #include "cli.h"
+#include "tailor/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static int allowed_opt(const char *allowed, const char *name)
@@ -202,17 +202,10 @@ typedef struct progress_state {
     int printed;
 } progress_state;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void progress_fn(void *ctx, const tl_progress_info *in)
 {
     progress_state *st = ctx;
-    double t = now_s();
+    double t = tl_wall_s();
     if (strcmp(in->phase, st->phase) != 0) {
         snprintf(st->phase, sizeof st->phase, "%s", in->phase);
         st->t0 = t;

@@ -4,6 +4,7 @@
 #define TAILOR_TIME_H
 
 #include <stdint.h>
+#include <time.h>
 
 #define TL_PS_PER_NS INT64_C(1000)
 #define TL_PS_PER_US INT64_C(1000000)
@@ -18,6 +19,15 @@ static inline double tl_ps_to_s(int64_t ps) { return (double)ps * 1e-12; }
 static inline int64_t tl_tx_time_ps(uint64_t bytes, uint64_t rate_bps)
 {
     return (int64_t)(((__uint128_t)bytes * 8u * 1000000000000u + rate_bps / 2) / rate_bps);
+}
+
+/* Monotonic wall-clock seconds, for reporting how long a run took (never
+ * part of a result). */
+static inline double tl_wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 #endif

@@ -20,17 +20,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "parsimon/parsimon_int.h"
+#include "tailor/time.h"
 #include "tailor/pktsim.h"
-
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Local hosts for the distinct original hosts of one side, in first-seen
  * order. idx (n_nodes of t, zeroed) holds local index + 1 per original host. */
@@ -51,7 +44,7 @@ static uint32_t side_find_or_add(side *s, uint32_t host, uint32_t flow)
 
 int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, tl_err *err)
 {
-    double t0 = wall_s();
+    double t0 = tl_wall_s();
     const tl_topo *t = env->t;
     const ps_decomp *d = env->d;
     const tl_flows *f = env->f;
@@ -193,6 +186,6 @@ done:
     free(lf.v); /* not tl_flows_fini: lf owns no class names */
     free(lsrc), free(ldst), free(src.idx), free(src.first), free(dst.idx), free(dst.first);
     free(size), free(pnd);
-    out->wall_s = wall_s() - t0;
+    out->wall_s = tl_wall_s() - t0;
     return rc;
 }

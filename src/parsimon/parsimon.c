@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "parsimon/parsimon_int.h"
+#include "tailor/time.h"
 
 struct tl_parsimon {
     const tl_topo *t;
@@ -42,13 +42,6 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->cluster_wmape = 0.1;
     o->cluster_load = 0.05;
     o->is_direct_acks = 1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
@@ -210,7 +203,7 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
 {
     if (s->err_code)
         return tl_err_set(err, s->err_code, "this Parsimon run failed before");
-    double t0 = now_s();
+    double t0 = tl_wall_s();
     int rc = ps_decompose(&s->d, s->t, s->r, s->f, s->mtu, s->ack, err);
     if (!rc) {
         s->edist = calloc((size_t)s->d.n_chans + 1, sizeof *s->edist);
@@ -221,7 +214,7 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
     ps_env env = {s->t, s->f, &s->p, s->cc, s->seed, &s->d, &s->o, s->mtu, s->header};
     if (!rc)
         rc = ps_cluster(&env, s->o.is_cluster, s->rep, err);
-    double t1 = now_s();
+    double t1 = tl_wall_s();
     s->st.decompose_s = t1 - t0;
     if (!rc) {
         for (uint32_t c = 0; c < s->d.n_chans; c++)
@@ -231,14 +224,14 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
             }
         rc = simulate(s, prog, err);
     }
-    double t2 = now_s();
+    double t2 = tl_wall_s();
     s->st.simulate_s = t2 - t1;
     /* The per-link flow lists have served: only paths and buckets remain. */
     free(s->d.chan_flows);
     s->d.chan_flows = NULL;
     if (!rc)
         aggregate(s);
-    s->st.aggregate_s = now_s() - t2;
+    s->st.aggregate_s = tl_wall_s() - t2;
     if (rc)
         s->err_code = rc;
     return rc;

@@ -73,7 +73,7 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
 {
     memset(out, 0, sizeof *out);
     snprintf(out->method, sizeof out->method, "exact-lp");
-    double t0 = tl_tput_now_s();
+    double t0 = tl_wall_s();
     tl_tput_net net;
     tl_tput_dem dm;
     int rc = tl_tput_prepare(g, tm, &net, &dm, err);
@@ -171,6 +171,6 @@ done:
     free(ia), free(ja), free(ar);
     tl_tput_dem_fini(&dm);
     tl_tput_net_fini(&net);
-    out->seconds = tl_tput_now_s() - t0;
+    out->seconds = tl_wall_s() - t0;
     return rc;
 }

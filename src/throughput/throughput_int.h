@@ -8,9 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tailor/throughput.h"
+#include "tailor/time.h"
 
 /* Directed arcs of a tgraph: edge e of positive capacity gives two arcs,
  * eu->ev and ev->eu, each with capacity cap[e], numbered by tail. Edges of
@@ -298,14 +298,6 @@ fail:
     tl_tput_dem_fini(dm);
     tl_tput_net_fini(net);
     return rc;
-}
-
-/* Wall-clock seconds for the reports (not part of any result). */
-static inline double tl_tput_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 #endif
