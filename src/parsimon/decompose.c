@@ -50,7 +50,7 @@ int ps_decompose(ps_decomp *d, const tl_topo *t, const tl_routes *r, const tl_fl
             ps_decomp_fini(d);
             return h;
         }
-        uint64_t pk = fl->size_bytes ? (fl->size_bytes + mtu - 1) / mtu : 1;
+        uint64_t pk = ps_packets(fl->size_bytes, mtu);
         for (int k = 0; k < h; k++) {
             uint32_t c = d->path[used + k];
             d->chan_off[c + 1]++;

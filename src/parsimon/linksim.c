@@ -165,7 +165,7 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
                             "simulation", chan, (unsigned long long)lf.v[i].id);
             goto done;
         }
-        uint64_t pk = lf.v[i].size_bytes ? (lf.v[i].size_bytes + env->mtu - 1) / env->mtu : 1;
+        uint64_t pk = ps_packets(lf.v[i].size_bytes, env->mtu);
         int64_t delay = res[i].fct_ps - res[i].ideal_ps;
         size[i] = lf.v[i].size_bytes;
         pnd[i] = delay > 0 ? (double)delay / (double)pk : 0;

@@ -110,9 +110,8 @@ static int cmp_job(const void *a, const void *b)
 
 /* Simulates every representative; returns 0 or the first error (by job
  * order, so the message does not depend on the thread count). */
-static int simulate(tl_parsimon *s, tl_progress *prog, tl_err *err)
+static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err *err)
 {
-    ps_env env = {s->t, s->f, &s->p, s->cc, s->seed, &s->d, &s->o, s->mtu, s->header};
     uint32_t nc = s->d.n_chans, nj = 0;
     job *jobs = malloc(((size_t)nc + 1) * sizeof *jobs);
     ps_link_out *outs = calloc((size_t)nc + 1, sizeof *outs);
@@ -141,7 +140,7 @@ static int simulate(tl_parsimon *s, tl_progress *prog, tl_err *err)
         if (stop)
             continue;
         uint32_t c = jobs[j].chan;
-        rcs[j] = ps_linksim(&env, c, &s->edist[c], &outs[j], &errs[j]);
+        rcs[j] = ps_linksim(env, c, &s->edist[c], &outs[j], &errs[j]);
         if (rcs[j]) {
 #pragma omp atomic write
             failed = 1;
@@ -192,7 +191,7 @@ static void aggregate(tl_parsimon *s)
         double pnd = 0;
         for (int k = 0; k < hops; k++)
             pnd += ps_edist_draw(&s->edist[s->rep[p[k]]], x->size_bytes, &r);
-        uint64_t pk = x->size_bytes ? (x->size_bytes + s->mtu - 1) / s->mtu : 1;
+        uint64_t pk = ps_packets(x->size_bytes, s->mtu);
         int64_t ideal = tl_ideal_fct_ps(s->t, p, hops, x->size_bytes, s->mtu, s->header);
         s->res[i].ideal_ps = ideal;
         s->res[i].fct_ps = ideal + (int64_t)(pnd * (double)pk + 0.5);
@@ -222,7 +221,7 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
                 s->st.n_chans_busy++;
                 s->st.n_pruned += s->rep[c] != c;
             }
-        rc = simulate(s, prog, err);
+        rc = simulate(s, &env, prog, err);
     }
     double t2 = tl_wall_s();
     s->st.simulate_s = t2 - t1;

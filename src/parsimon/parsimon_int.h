@@ -7,6 +7,12 @@
 #include "tailor/parsimon.h"
 #include "tailor/rng.h"
 
+/* Data packets of a flow: its payload in mtu-byte packets, at least one. */
+static inline uint64_t ps_packets(uint64_t size_bytes, uint32_t mtu)
+{
+    return size_bytes ? (size_bytes + mtu - 1) / mtu : 1;
+}
+
 /* ---- decomposition: every flow's path, every channel's flows ---- */
 
 typedef struct ps_decomp {
