@@ -26,12 +26,6 @@ typedef struct feat {
     double *size, *iat; /* (N_PCT) */
 } feat;
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -67,13 +61,7 @@ static int close_enough(const feat *r, const feat *c, const tl_parsimon_opts *o)
 }
 
 /* Percentile i of N_PCT over a sorted array (nearest rank on (i + 0.5) / N_PCT). */
-static void percentiles_u64(const uint64_t *v, uint32_t n, double *out)
-{
-    for (int i = 0; i < N_PCT; i++)
-        out[i] = (double)v[(uint32_t)((i + 0.5) / N_PCT * n)];
-}
-
-static void percentiles_dbl(const double *v, uint32_t n, double *out)
+static void percentiles(const double *v, uint32_t n, double *out)
 {
     for (int i = 0; i < N_PCT; i++)
         out[i] = v[(uint32_t)((i + 0.5) / N_PCT * n)];
@@ -97,7 +85,7 @@ int ps_cluster(const ps_env *env, int is_cluster, uint32_t *rep, tl_err *err)
     }
     feat *fs = calloc((size_t)n_busy + 1, sizeof *fs);
     double *store = malloc(((size_t)n_busy * 2 * N_PCT + 1) * sizeof *store);
-    uint64_t *sz = malloc(((size_t)max_n + 1) * sizeof *sz);
+    double *sz = malloc(((size_t)max_n + 1) * sizeof *sz); /* sizes: exact in a double */
     double *ia = malloc(((size_t)max_n + 1) * sizeof *ia);
     uint8_t *taken = calloc((size_t)n_busy + 1, 1);
     if (!fs || !store || !sz || !ia || !taken) {
@@ -125,13 +113,13 @@ int ps_cluster(const ps_env *env, int is_cluster, uint32_t *rep, tl_err *err)
             continue;
         const uint32_t *fl = d->chan_flows + a;
         for (uint32_t i = 0; i < n; i++)
-            sz[i] = env->f->v[fl[i]].size_bytes;
-        qsort(sz, n, sizeof *sz, cmp_u64);
-        percentiles_u64(sz, n, x->size);
+            sz[i] = (double)env->f->v[fl[i]].size_bytes;
+        qsort(sz, n, sizeof *sz, cmp_dbl);
+        percentiles(sz, n, x->size);
         for (uint32_t i = 1; i < n; i++) /* flows are in start order */
             ia[i - 1] = (double)(env->f->v[fl[i]].start_ps - env->f->v[fl[i - 1]].start_ps);
         qsort(ia, n - 1, sizeof *ia, cmp_dbl);
-        percentiles_dbl(ia, n - 1, x->iat);
+        percentiles(ia, n - 1, x->iat);
     }
     qsort(fs, n_busy, sizeof *fs, cmp_feat);
     for (uint32_t i = 0; i < n_busy; i++) {
