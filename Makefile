@@ -4,7 +4,7 @@ JOBS   ?= $(shell nproc)
 BUILD  ?= build
 ASAN   ?= build-asan
 DEB_PACKAGES = build-essential cmake pkg-config libjansson-dev libgsl-dev libigraph-dev \
-               libcmocka-dev libglpk-dev gnuplot-nox
+               libcmocka-dev libglpk-dev libxgboost-dev gnuplot-nox
 
 .PHONY: all deps build build-asan demo test test-release test-asan bench clean
 

@@ -29,6 +29,9 @@ typedef struct cli_opts {
     int is_quick;          /* --quick */
     int is_spread;         /* --spread-servers: same-equipment graphs spread the servers */
     int is_cluster;        /* --cluster: parsimon clusters similar links */
+    uint32_t n_paths;      /* --paths N: m3's sampled paths (0 = scenario's) */
+    const char *model;     /* --model FILE: m3's model */
+    int is_no_model;       /* --no-model: m3 reports flowsim's own estimate */
     const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
     const char *sets[64]; /* --set name=value */
@@ -74,6 +77,7 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double 
 int cmd_compare(int argc, char **argv);
 int cmd_gen_flows(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_m3(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_export_topo(int argc, char **argv);
 int cmd_params(int argc, char **argv);

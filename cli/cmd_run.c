@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "tailor/fileio.h"
 #include "tailor/flowsim.h"
+#include "tailor/m3.h"
 #include "tailor/parsimon.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
@@ -174,6 +175,49 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
     return rc;
 }
 
+/* m3 writes a summary only: it estimates distributions, not flows. */
+static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *err)
+{
+    const tl_engine_spec *es = &w->sc.engine;
+    tl_m3_opts mo;
+    tl_m3_opts_default(&mo);
+    mo.n_paths = es->n_paths;
+    mo.model_path = es->model[0] ? es->model : NULL;
+    mo.is_no_model = es->is_no_model;
+    mo.n_threads = es->n_threads;
+    tl_summary sum;
+    memset(&sum, 0, sizeof sum);
+    tl_m3 *m = tl_m3_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed,
+                            &mo, err);
+    int rc = m ? tl_m3_run(m, prog, err) : err->code;
+    rc = rc ? rc : tl_m3_summary(m, &sum, err);
+    if (!rc && make_dirs(outdir) != 0)
+        rc = tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
+                       strerror(errno));
+    if (!rc) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/summary.json", outdir);
+        rc = tl_summary_save_json(&sum, path, err);
+    }
+    if (!rc) {
+        tl_m3_stats st;
+        tl_m3_get_stats(m, &st);
+        printf("m3%s: %zu flows on %llu paths; %u distinct of %u drawn paths, %.0f flows per path "
+               "workload (max %llu); decompose %.2f s, flowsim features %.2f s, model %.3f s "
+               "(%.3f ms per path), aggregation %.3f s\n",
+               mo.is_no_model ? " (flowsim only, no model)" : "", w->flows.n,
+               (unsigned long long)st.n_paths_total, st.n_paths_unique, mo.n_paths,
+               st.n_paths_unique ? (double)st.n_path_flows / st.n_paths_unique : 0,
+               (unsigned long long)st.max_path_flows, st.decompose_s, st.features_s,
+               st.predict_s, st.n_paths_unique ? st.predict_s * 1e3 / st.n_paths_unique : 0,
+               st.aggregate_s);
+        print_buckets(&sum, outdir, "summary.json");
+    }
+    tl_summary_fini(&sum);
+    tl_m3_destroy(m);
+    return rc;
+}
+
 /* Runs the engine on a built world and writes OUTDIR's result files; prints
  * a short report on stdout. Shared by `run` and `demo`. */
 int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,
@@ -183,9 +227,11 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double 
         return run_flowsim(w, outdir, prog, err);
     if (strcmp(engine, "parsimon") == 0)
         return run_parsimon(w, outdir, prog, err);
+    if (strcmp(engine, "m3") == 0)
+        return run_m3(w, outdir, prog, err);
     if (strcmp(engine, "pktsim") != 0)
         return tl_err_set(err, TL_EINVAL,
-                          "engine '%s' is not available yet (available: pktsim, flowsim, parsimon)",
+                          "unknown engine '%s' (available: pktsim, flowsim, parsimon, m3)",
                           engine);
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
@@ -240,7 +286,9 @@ int cmd_run(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv, "run",
-                       "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster", &o);
+                       "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
+                       "paths,model,no-model",
+                       &o);
     if (rc)
         return rc;
     if (!o.out) {
@@ -254,6 +302,12 @@ int cmd_run(int argc, char **argv)
     rc = cli_world_build(&o, &w, prog, &err);
     if (o.is_cluster)
         w.sc.engine.is_cluster = 1;
+    if (o.n_paths)
+        w.sc.engine.n_paths = o.n_paths;
+    if (o.model)
+        snprintf(w.sc.engine.model, sizeof w.sc.engine.model, "%s", o.model);
+    if (o.is_no_model)
+        w.sc.engine.is_no_model = 1;
     if (!rc)
         rc = cli_run_engine(&w, o.engine ? o.engine : w.sc.engine.name, o.out, o.queue_trace_us,
                             prog, &err);

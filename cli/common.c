@@ -50,6 +50,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                     : strcmp(name, "quick") == 0          ? &o->is_quick
                     : strcmp(name, "spread-servers") == 0 ? &o->is_spread
                     : strcmp(name, "cluster") == 0        ? &o->is_cluster
+                    : strcmp(name, "no-model") == 0       ? &o->is_no_model
                                                           : NULL;
         if (flag) {
             *flag = 1;
@@ -73,6 +74,16 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->preset = v;
         } else if (strcmp(name, "engine") == 0) {
             o->engine = v;
+        } else if (strcmp(name, "model") == 0) {
+            o->model = v;
+        } else if (strcmp(name, "paths") == 0) {
+            long x = strtol(v, &end, 10);
+            if (*end || end == v || x < 1 || x > 10000000) {
+                fprintf(stderr, "tailor %s: --paths expects 1..10000000 paths, found '%s'\n", cmd,
+                        v);
+                return EXIT_INPUT;
+            }
+            o->n_paths = (uint32_t)x;
         } else if (strcmp(name, "tm") == 0) {
             o->tm = v;
         } else if (strcmp(name, "method") == 0) {

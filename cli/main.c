@@ -31,6 +31,21 @@ static const struct {
      "  --preset NAME       apply a parameter preset (tailor params lists them) before --set\n"
      "  --queue-trace-us N  also write queues.csv: every N us of simulated time, the\n"
      "                      queue length of every port that holds packets\n"},
+    {"m3", cmd_m3, "m3's training pipeline: synthetic path samples, then the correction model",
+     "tailor m3 gen-data DIR [--samples N] [--seed N] [--threads N] [--fg-flows N]\n"
+     "                       [--max-flows N] [--cc NAME] [--quiet]\n"
+     "tailor m3 train DIR [-o MODEL] [--trees N] [--depth N] [--eta X] [--seed N]\n"
+     "                    [--threads N] [--quiet]\n"
+     "  gen-data  makes samples 0..N-1 (default 4000) into DIR/samples.csv: random 2-, 4- and\n"
+     "            6-hop parking lots, workloads and transport settings (docs/m3.md), their\n"
+     "            flowsim features and pktsim ground truth. Interrupt it at any time: a\n"
+     "            second run continues after the last complete block. Same seed, same file.\n"
+     "  train     fits the model on DIR/samples.csv (10% held out) and writes MODEL\n"
+     "            (default data/models/m3.model) and MODEL.log (held-out errors per bucket)\n"
+     "  --fg-flows foreground flows per sample (1000); --max-flows flows per sample at most\n"
+     "            (30000); --cc only this congestion control (default: dctcp-rate, dcqcn,\n"
+     "            hpcc, timely uniformly)\n"
+     "  --trees, --depth, --eta  XGBoost rounds (400), tree depth (8), learning rate (0.05)\n"},
     {"compare", cmd_compare, "accuracy of a run against a reference run, per size bucket and class",
      "tailor compare REF_DIR EST_DIR [-o OUT_DIR] [--quiet]\n"
      "  REF_DIR, EST_DIR  output folders of `tailor run` (summary.json, and fct.csv for the plot)\n"

@@ -80,7 +80,7 @@ static void decomposition_and_ack_rate(void **state)
                       "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"poisson\"}, \"load\": "
                       "{\"max_link_load\": 0.3}}]}}");
     ps_decomp d;
-    assert_int_equal(ps_decompose(&d, w.topo, w.routes, &w.flows, 1000, 60, NULL), 0);
+    assert_int_equal(ps_decompose(&d, w.routes, &w.flows, 1000, 60, NULL), 0);
     uint64_t entries = 0;
     for (size_t i = 0; i < w.flows.n; i++) {
         uint32_t chans[TL_MAX_HOPS];

@@ -45,6 +45,11 @@ typedef struct tl_engine_spec {
     int is_cluster;
     uint32_t bucket_min;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load;
+    /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =
+     * data/models/m3.model), "no_model" (flowsim's own estimate) */
+    uint32_t n_paths;
+    char model[512];
+    int is_no_model;
 } tl_engine_spec;
 
 typedef struct tl_scenario {

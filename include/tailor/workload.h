@@ -149,6 +149,24 @@ int tl_workload_summarize(const tl_flows *f, const tl_routes *r, int n_threads,
 
 /* ---- flow files ---- */
 
+/* Every flow on its path (tl_routes_path with the flow's id, as pktsim routes
+ * it) and every directed channel's flows, both as CSR arrays: the
+ * decomposition Parsimon and m3 start from. Flow i's channels are
+ * path[path_off[i] .. path_off[i+1]); channel c's flows (indices into f->v,
+ * in f's order, so in start order) are chan_flows[chan_off[c] .. chan_off[c+1]). */
+typedef struct tl_flow_paths {
+    size_t n_flows;
+    uint32_t n_chans;     /* 2 x links of the routes' topology */
+    uint32_t *path_off;   /* (n_flows + 1) */
+    uint32_t *path;       /* (path_off[n_flows]) channels in path order */
+    uint32_t *chan_off;   /* (n_chans + 1) */
+    uint32_t *chan_flows; /* (chan_off[n_chans]) */
+} tl_flow_paths;
+/* Routes every flow of f. Errors: a flow with no route (its tl_routes_path
+ * error), TL_ENOMEM; fp is left zeroed on failure. O(total hops). */
+int tl_flow_paths_build(tl_flow_paths *fp, const tl_routes *r, const tl_flows *f, tl_err *err);
+void tl_flow_paths_fini(tl_flow_paths *fp); /* accepts a zeroed struct */
+
 /* CSV with header "id,src,dst,size,start_ns,class"; start_ns may have a
  * fractional part (picosecond resolution). Class names are created on first use. */
 int tl_flows_load_csv(tl_flows *f, const char *path, const tl_topo *t, tl_err *err);

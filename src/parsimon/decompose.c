@@ -12,48 +12,36 @@ void ps_decomp_fini(ps_decomp *d)
     memset(d, 0, sizeof *d);
 }
 
-int ps_decompose(ps_decomp *d, const tl_topo *t, const tl_routes *r, const tl_flows *f,
-                 uint32_t mtu, uint32_t ack_bytes, tl_err *err)
+int ps_decompose(ps_decomp *d, const tl_routes *r, const tl_flows *f, uint32_t mtu,
+                 uint32_t ack_bytes, tl_err *err)
 {
     memset(d, 0, sizeof *d);
-    uint32_t nc = 2 * tl_topo_n_links(t);
+    tl_flow_paths fp;
+    int rc = tl_flow_paths_build(&fp, r, f, err);
+    if (rc)
+        return rc;
+    /* d takes the arrays over */
+    uint32_t nc = fp.n_chans;
     d->n_chans = nc;
     d->n_flows = f->n;
-    size_t cap = f->n * 4 + 16; /* grows: paths are 2-6 hops in data-center fabrics */
-    d->path_off = malloc((f->n + 1) * sizeof *d->path_off);
-    d->path = malloc(cap * sizeof *d->path);
-    d->chan_off = calloc((size_t)nc + 1, sizeof *d->chan_off);
+    d->path_off = fp.path_off, d->path = fp.path;
+    d->chan_off = fp.chan_off, d->chan_flows = fp.chan_flows;
     d->bytes = calloc((size_t)nc + 1, sizeof *d->bytes);
     d->ack_bytes = calloc((size_t)nc + 1, sizeof *d->ack_bytes);
     d->pkts = calloc((size_t)nc + 1, sizeof *d->pkts);
     d->first_ps = malloc(((size_t)nc + 1) * sizeof *d->first_ps);
     d->last_ps = malloc(((size_t)nc + 1) * sizeof *d->last_ps);
-    if (!d->path_off || !d->path || !d->chan_off || !d->bytes || !d->ack_bytes || !d->pkts ||
-        !d->first_ps || !d->last_ps)
-        goto nomem;
+    if (!d->bytes || !d->ack_bytes || !d->pkts || !d->first_ps || !d->last_ps) {
+        ps_decomp_fini(d);
+        return tl_err_nomem(err);
+    }
     for (uint32_t c = 0; c < nc; c++)
         d->first_ps[c] = INT64_MAX, d->last_ps[c] = INT64_MIN;
-
-    size_t used = 0;
     for (size_t i = 0; i < f->n; i++) {
         const tl_flow *fl = &f->v[i];
-        if (used + TL_MAX_HOPS > cap) {
-            cap *= 2;
-            uint32_t *p = realloc(d->path, cap * sizeof *p);
-            if (!p)
-                goto nomem;
-            d->path = p;
-        }
-        d->path_off[i] = (uint32_t)used;
-        int h = tl_routes_path(r, fl->id, fl->src, fl->dst, d->path + used, TL_MAX_HOPS, err);
-        if (h < 0) {
-            ps_decomp_fini(d);
-            return h;
-        }
         uint64_t pk = ps_packets(fl->size_bytes, mtu);
-        for (int k = 0; k < h; k++) {
-            uint32_t c = d->path[used + k];
-            d->chan_off[c + 1]++;
+        for (uint32_t k = d->path_off[i]; k < d->path_off[i + 1]; k++) {
+            uint32_t c = d->path[k];
             d->bytes[c] += fl->size_bytes;
             d->pkts[c] += pk;
             d->ack_bytes[c] += pk * ack_bytes;
@@ -62,26 +50,8 @@ int ps_decompose(ps_decomp *d, const tl_topo *t, const tl_routes *r, const tl_fl
             if (fl->start_ps > d->last_ps[c])
                 d->last_ps[c] = fl->start_ps;
         }
-        used += (size_t)h;
     }
-    d->path_off[f->n] = (uint32_t)used;
-    for (uint32_t c = 0; c < nc; c++)
-        d->chan_off[c + 1] += d->chan_off[c];
-    d->chan_flows = malloc(((size_t)d->chan_off[nc] + 1) * sizeof *d->chan_flows);
-    uint32_t *fill = malloc(((size_t)nc + 1) * sizeof *fill);
-    if (!d->chan_flows || !fill) {
-        free(fill);
-        goto nomem;
-    }
-    memcpy(fill, d->chan_off, (size_t)nc * sizeof *fill);
-    for (size_t i = 0; i < f->n; i++) /* flow order, so each list is in start order */
-        for (uint32_t k = d->path_off[i]; k < d->path_off[i + 1]; k++)
-            d->chan_flows[fill[d->path[k]]++] = (uint32_t)i;
-    free(fill);
     return 0;
-nomem:
-    ps_decomp_fini(d);
-    return tl_err_nomem(err);
 }
 
 double ps_ack_rate_bps(const ps_decomp *d, const tl_topo *t, uint32_t chan, uint32_t header)

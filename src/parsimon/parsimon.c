@@ -203,7 +203,7 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
     if (s->err_code)
         return tl_err_set(err, s->err_code, "this Parsimon run failed before");
     double t0 = tl_wall_s();
-    int rc = ps_decompose(&s->d, s->t, s->r, s->f, s->mtu, s->ack, err);
+    int rc = ps_decompose(&s->d, s->r, s->f, s->mtu, s->ack, err);
     if (!rc) {
         s->edist = calloc((size_t)s->d.n_chans + 1, sizeof *s->edist);
         s->rep = malloc(((size_t)s->d.n_chans + 1) * sizeof *s->rep);

@@ -31,8 +31,8 @@ typedef struct ps_decomp {
 /* Routes every flow (tl_routes_path with its id, as pktsim does) and lists
  * each channel's flows. mtu/ack_bytes: payload per packet and ACK size.
  * O(total hops). */
-int ps_decompose(ps_decomp *d, const tl_topo *t, const tl_routes *r, const tl_flows *f,
-                 uint32_t mtu, uint32_t ack_bytes, tl_err *err);
+int ps_decompose(ps_decomp *d, const tl_routes *r, const tl_flows *f, uint32_t mtu,
+                 uint32_t ack_bytes, tl_err *err);
 void ps_decomp_fini(ps_decomp *d);
 
 /* Rate of the ACKs that cross chan for the flows of its reverse channel:

@@ -716,7 +716,8 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     const char *P = "engine";
     static const char *const keys[] = {"name",          "threads",      "cluster",
                                        "bucket_min",    "bucket_ratio", "fat_factor",
-                                       "cluster_wmape", "cluster_load", NULL};
+                                       "cluster_wmape", "cluster_load", "paths",
+                                       "model",         "no_model",     NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -738,6 +739,13 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     OPT(get_num(c, o, P, "fat_factor", &e->fat_factor, 1, 1000, 0, 0));
     OPT(get_num(c, o, P, "cluster_wmape", &e->cluster_wmape, 0, 10, 0, 0));
     OPT(get_num(c, o, P, "cluster_load", &e->cluster_load, 0, 10, 0, 0));
+    OPT(get_u32(c, o, P, "paths", &e->n_paths, 1, 10000000, 0));
+    OPT(get_str(c, o, P, "model", e->model, sizeof e->model, 0));
+    json_t *nm = json_object_get(o, "no_model");
+    if (nm && !json_is_boolean(nm))
+        return fail(c, "engine.no_model", TL_EPARSE, "expected true or false, found %s",
+                    tl_json_type_name(nm));
+    e->is_no_model = nm && json_is_true(nm);
     return 0;
 }
 
@@ -754,6 +762,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     sc->engine.fat_factor = 10;
     sc->engine.cluster_wmape = 0.1;
     sc->engine.cluster_load = 0.05;
+    sc->engine.n_paths = 500; /* m3.txt §3.2: 500 paths bound the p99 sampling error to 10% */
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root)

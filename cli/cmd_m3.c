@@ -1,0 +1,183 @@
+/* tailor m3 gen-data DIR | train DIR: m3's training pipeline (docs/m3.md
+ * "Training"): synthetic parking-lot samples with pktsim ground truth, then
+ * the gradient-boosted correction model trained on them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tailor/fileio.h"
+#include "tailor/m3.h"
+
+typedef struct m3_args {
+    const char *dir, *out, *cc;
+    uint64_t samples, seed, fg_flows, max_flows, trees, depth;
+    double eta;
+    int n_threads, is_quiet;
+} m3_args;
+
+/* Options: a folder, then "--name value" pairs among allowed ("samples,seed"). */
+static int parse(int argc, char **argv, const char *sub, const char *allowed, m3_args *a)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *s = argv[i];
+        if (s[0] != '-') {
+            if (a->dir) {
+                fprintf(stderr, "tailor m3 %s: one folder expected, found '%s' and '%s'\n", sub,
+                        a->dir, s);
+                return EXIT_INPUT;
+            }
+            a->dir = s;
+            continue;
+        }
+        const char *name = s + (s[1] == '-' ? 2 : 1);
+        char want[64];
+        snprintf(want, sizeof want, ",%s,", name);
+        char list[256];
+        snprintf(list, sizeof list, ",%s,", allowed);
+        if (!strstr(list, want)) {
+            fprintf(stderr, "tailor m3 %s: unknown option '%s' (see 'tailor help m3')\n", sub, s);
+            return EXIT_INPUT;
+        }
+        if (!strcmp(name, "quiet")) {
+            a->is_quiet = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tailor m3 %s: option '%s' needs a value\n", sub, s);
+            return EXIT_INPUT;
+        }
+        const char *v = argv[++i];
+        char *end;
+        if (!strcmp(name, "o")) {
+            a->out = v;
+        } else if (!strcmp(name, "cc")) {
+            a->cc = v;
+        } else if (!strcmp(name, "eta")) {
+            a->eta = strtod(v, &end);
+            if (*end || end == v || !(a->eta > 0 && a->eta <= 1)) {
+                fprintf(stderr, "tailor m3 %s: --eta expects a number in (0, 1], found '%s'\n",
+                        sub, v);
+                return EXIT_INPUT;
+            }
+        } else {
+            unsigned long long x = strtoull(v, &end, 10);
+            uint64_t hi = !strcmp(name, "threads") ? 1024 : !strcmp(name, "depth") ? 32
+                          : !strcmp(name, "seed")  ? UINT64_MAX
+                                                   : 100000000;
+            uint64_t lo = !strcmp(name, "threads") || !strcmp(name, "seed") ? 0 : 1;
+            if (*end || end == v || v[0] == '-' || x < lo || x > hi) {
+                fprintf(stderr, "tailor m3 %s: --%s expects an integer in %llu..%llu, found '%s'\n",
+                        sub, name, (unsigned long long)lo, (unsigned long long)hi, v);
+                return EXIT_INPUT;
+            }
+            uint64_t *dst = !strcmp(name, "samples")     ? &a->samples
+                            : !strcmp(name, "seed")      ? &a->seed
+                            : !strcmp(name, "fg-flows")  ? &a->fg_flows
+                            : !strcmp(name, "max-flows") ? &a->max_flows
+                            : !strcmp(name, "trees")     ? &a->trees
+                            : !strcmp(name, "depth")     ? &a->depth
+                                                         : NULL;
+            if (dst)
+                *dst = x;
+            else
+                a->n_threads = (int)x;
+        }
+    }
+    if (!a->dir) {
+        fprintf(stderr, "tailor m3 %s: the samples folder is required (see 'tailor help m3')\n",
+                sub);
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+static int gen_data(int argc, char **argv)
+{
+    tl_m3_gen_opts so;
+    tl_m3_gen_opts_default(&so);
+    m3_args a = {.samples = so.n_samples, .seed = so.seed};
+    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,quiet", &a);
+    if (rc)
+        return rc;
+    if (a.fg_flows)
+        so.fg_flows = (uint32_t)a.fg_flows;
+    if (a.max_flows)
+        so.max_flows = (uint32_t)a.max_flows;
+    static const char *const ccs[] = {"dctcp-rate", "dcqcn", "hpcc", "timely", "dctcp", NULL};
+    if (a.cc) {
+        int k = 0;
+        while (ccs[k] && strcmp(ccs[k], a.cc))
+            k++;
+        if (!ccs[k]) {
+            fprintf(stderr, "tailor m3 gen-data: --cc expects dctcp-rate, dcqcn, hpcc, timely or "
+                            "dctcp, found '%s'\n", a.cc);
+            return EXIT_INPUT;
+        }
+        so.only_cc = a.cc;
+    }
+    cli_opts co = {.is_quiet = a.is_quiet};
+    tl_progress ps, *prog = cli_progress(&co, &ps);
+    tl_err err;
+    tl_err_clear(&err);
+    uint64_t n_new = 0;
+    so.n_samples = a.samples, so.seed = a.seed, so.n_threads = a.n_threads;
+    rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);
+    cli_progress_done(prog);
+    if (rc) {
+        cli_print_err("m3 gen-data", &err);
+        return cli_exit_code(&err);
+    }
+    printf("m3 gen-data: %llu new samples, %llu in %s/samples.csv\n", (unsigned long long)n_new,
+           (unsigned long long)a.samples, a.dir);
+    return 0;
+}
+
+static int train(int argc, char **argv)
+{
+    m3_args a = {0};
+    int rc = parse(argc, argv, "train", "o,trees,depth,eta,seed,threads,quiet", &a);
+    if (rc)
+        return rc;
+    tl_m3_train_opts to;
+    tl_m3_train_opts_default(&to);
+    if (a.trees)
+        to.n_trees = (uint32_t)a.trees;
+    if (a.depth)
+        to.max_depth = (uint32_t)a.depth;
+    if (a.eta > 0)
+        to.eta = a.eta;
+    to.seed = a.seed;
+    to.n_threads = a.n_threads;
+    char model[4096];
+    snprintf(model, sizeof model, "%s", a.out ? a.out : "data/models/m3.model");
+    tl_err err;
+    tl_err_clear(&err);
+    rc = tl_m3_train(a.dir, model, &to, &err);
+    if (rc) {
+        cli_print_err("m3 train", &err);
+        return cli_exit_code(&err);
+    }
+    char log_path[4200];
+    snprintf(log_path, sizeof log_path, "%s.log", model);
+    char *log = a.is_quiet ? NULL : tl_read_file(log_path, NULL, NULL);
+    if (log)
+        fputs(log, stdout);
+    free(log);
+    printf("m3 train: model %s, log %s\n", model, log_path);
+    return 0;
+}
+
+int cmd_m3(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "tailor m3: expected gen-data or train (see 'tailor help m3')\n");
+        return EXIT_INPUT;
+    }
+    if (!strcmp(argv[1], "gen-data"))
+        return gen_data(argc, argv);
+    if (!strcmp(argv[1], "train"))
+        return train(argc, argv);
+    fprintf(stderr, "tailor m3: unknown step '%s'; expected gen-data or train\n", argv[1]);
+    return EXIT_INPUT;
+}

@@ -1,0 +1,91 @@
+/* m3: network-wide FCT slowdown distributions from a sample of paths
+ * (m3.txt). Flows are grouped by their recorded path; k paths are drawn with
+ * probability proportional to their flow count; each drawn path's workload
+ * (every flow crossing part of it, in path coordinates) runs through flowsim
+ * in path-level mode; a learned model corrects flowsim's foreground slowdown
+ * quantiles per size bucket; the k corrected distributions are mixed into
+ * network-wide ones (docs/m3.md). The result is a summary only (no per-flow
+ * FCTs). */
+#ifndef TAILOR_M3_H
+#define TAILOR_M3_H
+
+#include <stdint.h>
+
+#include "tailor/err.h"
+#include "tailor/params.h"
+#include "tailor/progress.h"
+#include "tailor/result.h"
+#include "tailor/routing.h"
+#include "tailor/topo.h"
+#include "tailor/workload.h"
+
+typedef struct tl_m3 tl_m3;
+
+typedef struct tl_m3_opts {
+    uint32_t n_paths;       /* k: paths drawn, with replacement (m3: 500) */
+    const char *model_path; /* NULL: data/models/m3.model (tl_data_path) */
+    int is_no_model;        /* flowsim's own quantiles, uncorrected (ablation) */
+    int n_threads;          /* 0 = all cores */
+} tl_m3_opts;
+void tl_m3_opts_default(tl_m3_opts *o);
+
+/* Borrows t, r, f and p until destroy; loads the model (unless is_no_model).
+ * Errors: the model file's (missing, wrong version, other feature schema). */
+tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, const tl_params *p,
+                    const char *cc, uint64_t seed, const tl_m3_opts *o, tl_err *err);
+void tl_m3_destroy(tl_m3 *s); /* accepts NULL */
+
+/* Decomposes, samples, computes features, predicts and aggregates. The
+ * same seed gives byte-identical summaries whatever n_threads. */
+int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err);
+
+/* Counterfactual (m3.txt §5.4): predicts again under other transport knobs
+ * p (borrowed until the next call or destroy) and congestion control cc,
+ * reusing the decomposition, the sampled paths and, unless a knob flowsim
+ * reads changed, their features. Valid after run. */
+int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err);
+
+/* The network-wide summary (valid after run): counts are the workload's
+ * own flows per bucket; mean and percentiles come from the mixture of the
+ * sampled paths' predicted distributions. No per-class statistics. */
+int tl_m3_summary(const tl_m3 *s, tl_summary *out, tl_err *err);
+
+typedef struct tl_m3_stats {
+    uint64_t n_paths_total;   /* distinct populated paths */
+    uint32_t n_paths_unique;  /* distinct paths among the k draws */
+    uint64_t n_path_flows;    /* flows (segments) over all sampled path workloads */
+    uint64_t max_path_flows;
+    double decompose_s, features_s, predict_s, aggregate_s;
+} tl_m3_stats;
+void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st);
+
+/* ---- training pipeline (docs/m3.md "Training") ---- */
+
+typedef struct tl_m3_gen_opts {
+    uint64_t n_samples;  /* samples 0..n-1 of the stream (default 4000) */
+    uint64_t seed;       /* default 1 */
+    uint32_t fg_flows;   /* foreground flows per sample (default 1000) */
+    uint32_t max_flows;  /* flows per sample at most (default 30000) */
+    const char *only_cc; /* NULL = uniform over dctcp-rate, dcqcn, hpcc, timely */
+    int n_threads;       /* 0 = all cores */
+} tl_m3_gen_opts;
+void tl_m3_gen_opts_default(tl_m3_gen_opts *o);
+/* Synthetic parking-lot samples with flowsim features and pktsim truth into
+ * dir/samples.csv, continuing after those already there (same settings
+ * only); the file does not depend on threads or interruptions. */
+int tl_m3_gen_data(const char *dir, const tl_m3_gen_opts *o, tl_progress *prog,
+                   uint64_t *n_new, tl_err *err);
+
+typedef struct tl_m3_train_opts {
+    uint32_t n_trees, max_depth; /* default 400, 8 */
+    double eta;                  /* default 0.05 */
+    uint64_t seed;
+    int n_threads;               /* 0 = all cores */
+} tl_m3_train_opts;
+void tl_m3_train_opts_default(tl_m3_train_opts *o);
+/* Trains on dir/samples.csv (10% held out by a hash of the sample index);
+ * writes model_path and model_path.log. */
+int tl_m3_train(const char *dir, const char *model_path, const tl_m3_train_opts *o,
+                tl_err *err);
+
+#endif

@@ -1,0 +1,283 @@
+/* Features of one path (m3.txt §3.4): flowsim's slowdowns of the path's
+ * foreground and background flows, summarized as fixed-size quantile maps
+ * that a gradient-boosted model can read, plus the network configuration
+ * vector (m3.txt Table 4) and per-hop load statistics. Layout in
+ * docs/m3.md "Features"; M3_FEATURE_SCHEMA changes whenever it does. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "m3/m3_int.h"
+#include "tailor/quantile.h"
+
+const double m3_q[M3_N_Q] = {0.01, 0.10, 0.25, 0.50, 0.75, 0.90,
+                             0.95, 0.97, 0.98, 0.99, 0.995, 0.999};
+
+/* m3's ten input size buckets: [0,250), [250,500), ..., [50000,inf) bytes. */
+#define N_IN 10
+static const uint64_t in_edge[N_IN - 1] = {250, 500, 750, 1000, 2000, 5000, 7500, 10000, 50000};
+static const double in_q[3] = {0.50, 0.90, 0.99};
+
+static int in_bucket(uint64_t size)
+{
+    int b = 0;
+    while (b < N_IN - 1 && size >= in_edge[b])
+        b++;
+    return b;
+}
+
+/* ---- shared layout ---- */
+enum {
+    F_HOPS = 0, F_RATE_MIN, F_RATE_MAX, F_RTT, F_BDP, F_BUFFER, F_WINDOW, F_PFC,
+    F_CC_DCTCP, F_CC_DCTCP_RATE, F_CC_DCQCN, F_CC_HPCC, F_CC_TIMELY,
+    F_KMIN, F_KMAX, F_PMAX, F_HPCC_ETA, F_HPCC_AI, F_TIMELY_TLOW, F_TIMELY_THIGH, F_MTU,
+    F_LOAD_MAX, F_LOAD_FIRST, F_LOAD_LAST, F_LOAD_MEAN, F_LOAD_MAX_POS, F_FG_SHARE_MAX,
+    F_IAT_CV_MAX, F_SIZE_MEAN_MAX, F_LOG_FG, F_LOG_FLOWS_MAX, F_FG_FRAC,
+    F_BG = 32,          /* 3 hops (first, last, busiest middle) x 3 quantiles */
+    F_FG_MEAN = 41,
+    F_FG_MAP = 42,      /* N_IN buckets x 3 quantiles */
+    F_FG_FRAC_IN = 72,  /* N_IN fractions */
+    F_END = 82,
+};
+_Static_assert(F_END == M3_N_SHARED, "shared feature layout");
+_Static_assert(F_FG_MAP == F_FG_MEAN + 1 && F_FG_FRAC_IN == F_FG_MAP + 3 * N_IN,
+               "feature map layout");
+
+static const char *const cc_names[5] = {"dctcp", "dctcp-rate", "dcqcn", "hpcc", "timely"};
+
+void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft)
+{
+    float *x = ft->shared;
+    double rmin = INFINITY, rmax = 0, delay = 0;
+    for (int l = 0; l < w->n_links; l++) {
+        rmin = fmin(rmin, (double)w->link[l].rate_bps);
+        rmax = fmax(rmax, (double)w->link[l].rate_bps);
+        delay += (double)w->link[l].delay_ps;
+    }
+    double rtt_s = 2 * delay * 1e-12;
+    x[F_HOPS] = (float)w->n_links;
+    x[F_RATE_MIN] = (float)(rmin / 1e9);
+    x[F_RATE_MAX] = (float)(rmax / 1e9);
+    x[F_RTT] = (float)(rtt_s * 1e6);
+    x[F_BDP] = (float)(rmin * rtt_s / 8 / 1000);
+    x[F_BUFFER] = (float)(tl_params_get(p, "switch.buffer_bytes") / 1000);
+    double mtu = tl_params_get(p, "nic.mtu_bytes");
+    x[F_WINDOW] = !strcmp(cc, "dctcp-rate") ? (float)(tl_params_get(p, "dctcp_rate.window_bytes") /
+                                                     1000)
+                  : !strcmp(cc, "dctcp")
+                      ? (float)(tl_params_get(p, "dctcp.initial_window_pkts") * mtu / 1000)
+                      : NAN; /* DCQCN, HPCC and TIMELY run without a window here */
+    x[F_PFC] = (float)tl_params_get(p, "switch.pfc");
+    for (int i = 0; i < 5; i++)
+        x[F_CC_DCTCP + i] = (float)!strcmp(cc, cc_names[i]);
+    x[F_KMIN] = (float)(tl_params_get(p, "switch.kmin_bytes_per_gbps") / 1000);
+    x[F_KMAX] = (float)(tl_params_get(p, "switch.kmax_bytes_per_gbps") / 1000);
+    x[F_PMAX] = (float)tl_params_get(p, "switch.pmax");
+    int is_hpcc = !strcmp(cc, "hpcc"), is_timely = !strcmp(cc, "timely");
+    x[F_HPCC_ETA] = is_hpcc ? (float)tl_params_get(p, "hpcc.eta") : NAN;
+    x[F_HPCC_AI] = is_hpcc ? (float)(tl_params_get(p, "hpcc.ai_bps") / 1e6) : NAN;
+    x[F_TIMELY_TLOW] = is_timely ? (float)(tl_params_get(p, "timely.t_low_ps") / 1e6) : NAN;
+    x[F_TIMELY_THIGH] = is_timely ? (float)(tl_params_get(p, "timely.t_high_ps") / 1e6) : NAN;
+    x[F_MTU] = (float)mtu;
+}
+
+int m3_knob_changes_flowsim(const char *name)
+{
+    return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes");
+}
+
+/* Quantiles of xs[0..n) at qs into out (NaN for n == 0); sorts xs. */
+static void quantiles(double *xs, size_t n, const double *qs, int nq, float *out)
+{
+    if (!n) {
+        for (int i = 0; i < nq; i++)
+            out[i] = NAN;
+        return;
+    }
+    for (int i = 0; i < nq; i++)
+        out[i] = (float)tl_quantile_sorted(xs, n, qs[i]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Per-hop load statistics over the path workload's arrival span. */
+static void hop_stats(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double *load,
+                      double *fg_bytes, uint64_t *n_flows)
+{
+    double span_s = w->n_flows > 1
+                        ? (double)(w->flow[w->n_flows - 1].start_ps - w->flow[0].start_ps) * 1e-12
+                        : 0;
+    double bytes[TL_MAX_HOPS] = {0};
+    for (int l = 0; l < w->n_links; l++)
+        fg_bytes[l] = 0, n_flows[l] = 0;
+    for (size_t i = 0; i < w->n_flows; i++) {
+        const tl_fs_path_flow *f = &w->flow[i];
+        uint64_t pk = (f->size_bytes + mtu - 1) / mtu;
+        double wire = (double)(f->size_bytes + pk * hdr);
+        for (int l = f->first; l <= f->last; l++) {
+            bytes[l] += wire;
+            n_flows[l]++;
+            if (w->is_fg[i])
+                fg_bytes[l] += wire;
+        }
+    }
+    for (int l = 0; l < w->n_links; l++) {
+        load[l] = span_s > 0 ? bytes[l] * 8 / (span_s * (double)w->link[l].rate_bps) : 0;
+        fg_bytes[l] = bytes[l] > 0 ? fg_bytes[l] / bytes[l] : 0;
+    }
+}
+
+/* Coefficient of variation of the inter-arrival times of hop l's flows. */
+static double iat_cv(const m3_pathwl *w, int l)
+{
+    double sum = 0, sum2 = 0, n = 0;
+    int64_t prev = -1;
+    for (size_t i = 0; i < w->n_flows; i++) {
+        const tl_fs_path_flow *f = &w->flow[i];
+        if (f->first > l || f->last < l)
+            continue;
+        if (prev >= 0) {
+            double d = (double)(f->start_ps - prev);
+            sum += d, sum2 += d * d, n++;
+        }
+        prev = f->start_ps;
+    }
+    if (n < 2 || sum <= 0)
+        return NAN;
+    double mean = sum / n, var = sum2 / n - mean * mean;
+    return sqrt(var > 0 ? var : 0) / mean;
+}
+
+int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
+                tl_err *err)
+{
+    memset(ft, 0, sizeof *ft);
+    m3_features_config(w, p, cc, ft);
+    float *x = ft->shared;
+    uint32_t mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
+    uint32_t hdr = (uint32_t)tl_params_get(p, "nic.header_bytes");
+    size_t n = w->n_flows;
+
+    tl_flowsim *fs = tl_flowsim_create_path(w->link, w->n_links, w->flow, n, p, err);
+    if (!fs)
+        return err && err->code ? err->code : TL_ENOMEM;
+    int rc = tl_flowsim_run(fs, NULL, err);
+    double *sd = malloc((n + 1) * sizeof *sd), *buf = malloc((n + 1) * sizeof *buf);
+    if (rc || !sd || !buf) {
+        rc = rc ? rc : tl_err_nomem(err);
+        goto done;
+    }
+    const tl_flow_result *res = tl_flowsim_results(fs);
+    for (size_t i = 0; i < n; i++)
+        sd[i] = tl_slowdown(res[i].fct_ps, res[i].ideal_ps);
+
+    /* load and burstiness */
+    double load[TL_MAX_HOPS] = {0}, fg_share[TL_MAX_HOPS] = {0};
+    uint64_t n_hop[TL_MAX_HOPS] = {0};
+    hop_stats(w, mtu, hdr, load, fg_share, n_hop);
+    int busiest = 0, mid = -1;
+    double sum = 0;
+    for (int l = 0; l < w->n_links; l++) {
+        sum += load[l];
+        if (load[l] > load[busiest])
+            busiest = l;
+        if (l > 0 && l < w->n_links - 1 && (mid < 0 || load[l] > load[mid]))
+            mid = l;
+    }
+    x[F_LOAD_MAX] = (float)load[busiest];
+    x[F_LOAD_FIRST] = (float)load[0];
+    x[F_LOAD_LAST] = (float)load[w->n_links - 1];
+    x[F_LOAD_MEAN] = (float)(sum / w->n_links);
+    x[F_LOAD_MAX_POS] = w->n_links > 1 ? (float)busiest / (float)(w->n_links - 1) : 0;
+    x[F_FG_SHARE_MAX] = (float)fg_share[busiest];
+    x[F_IAT_CV_MAX] = (float)iat_cv(w, busiest);
+    double bytes_busiest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (w->flow[i].first <= busiest && w->flow[i].last >= busiest)
+            bytes_busiest += (double)w->flow[i].size_bytes;
+    x[F_SIZE_MEAN_MAX] = n_hop[busiest] ? (float)(bytes_busiest / (double)n_hop[busiest] / 1000)
+                                        : NAN;
+    x[F_LOG_FG] = (float)log10((double)w->n_fg + 1);
+    x[F_LOG_FLOWS_MAX] = (float)log10((double)n_hop[busiest] + 1);
+    x[F_FG_FRAC] = n ? (float)((double)w->n_fg / (double)n) : 0;
+
+    /* background maps: first hop, last hop, busiest middle hop */
+    int hops3[3] = {0, w->n_links - 1, mid};
+    for (int k = 0; k < 3; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n && hops3[k] >= 0; i++)
+            if (!w->is_fg[i] && w->flow[i].first <= hops3[k] && w->flow[i].last >= hops3[k])
+                buf[m++] = sd[i];
+        qsort(buf, m, sizeof *buf, cmp_double);
+        quantiles(buf, m, in_q, 3, x + F_BG + 3 * k);
+    }
+
+    /* foreground: mean, the input-bucket map, the output-bucket quantiles */
+    double fg_sum = 0;
+    for (int b = 0; b < N_IN; b++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (w->is_fg[i] && in_bucket(w->flow[i].size_bytes) == b)
+                buf[m++] = sd[i], fg_sum += sd[i];
+        qsort(buf, m, sizeof *buf, cmp_double);
+        quantiles(buf, m, in_q, 3, x + F_FG_MAP + 3 * b);
+        x[F_FG_FRAC_IN + b] = w->n_fg ? (float)((double)m / (double)w->n_fg) : 0;
+    }
+    x[F_FG_MEAN] = w->n_fg ? (float)(fg_sum / (double)w->n_fg) : NAN;
+    for (int b = 0; b < M3_N_OUT; b++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (w->is_fg[i] && tl_bucket_of(w->flow[i].size_bytes) == b)
+                buf[m++] = sd[i];
+        qsort(buf, m, sizeof *buf, cmp_double);
+        ft->n_fg[b] = (uint32_t)m;
+        for (int q = 0; q < M3_N_Q; q++)
+            ft->fs_q[b][q] = m ? tl_quantile_sorted(buf, m, m3_q[q]) : NAN;
+    }
+done:
+    free(sd), free(buf);
+    tl_flowsim_destroy(fs);
+    return rc;
+}
+
+void m3_feat_row(const m3_feat *ft, int b, int qi, float *row)
+{
+    memcpy(row, ft->shared, sizeof ft->shared);
+    row[M3_N_SHARED] = (float)b;
+    row[M3_N_SHARED + 1] = (float)m3_q[qi];
+    row[M3_N_SHARED + 2] = (float)ft->fs_q[b][qi];
+    row[M3_N_SHARED + 3] = (float)log10((double)ft->n_fg[b] + 1);
+}
+
+const char *m3_feature_name(int i, char *buf, size_t n)
+{
+    static const char *const fixed[F_BG] = {
+        "hops", "rate_min_gbps", "rate_max_gbps", "rtt_us", "bdp_kb", "buffer_kb", "window_kb",
+        "pfc", "cc_dctcp", "cc_dctcp_rate", "cc_dcqcn", "cc_hpcc", "cc_timely", "kmin_kb_per_gbps",
+        "kmax_kb_per_gbps", "pmax", "hpcc_eta", "hpcc_ai_mbps", "timely_tlow_us",
+        "timely_thigh_us", "mtu", "load_max", "load_first", "load_last", "load_mean",
+        "load_max_pos", "fg_share_busiest", "iat_cv_busiest", "size_mean_kb_busiest", "log_fg",
+        "log_flows_busiest", "fg_frac"};
+    static const char *const hop[3] = {"first", "last", "mid"};
+    static const char *const qn[3] = {"p50", "p90", "p99"};
+    static const char *const extra[4] = {"bucket", "q", "fs_q", "log_fg_bucket"};
+    if (i < F_BG)
+        snprintf(buf, n, "%s", fixed[i]);
+    else if (i < F_FG_MEAN)
+        snprintf(buf, n, "bg_%s_%s", hop[(i - F_BG) / 3], qn[(i - F_BG) % 3]);
+    else if (i == F_FG_MEAN)
+        snprintf(buf, n, "fg_mean");
+    else if (i < F_FG_FRAC_IN)
+        snprintf(buf, n, "fg_in%d_%s", (i - F_FG_MAP) / 3, qn[(i - F_FG_MAP) % 3]);
+    else if (i < F_END)
+        snprintf(buf, n, "fg_in%d_frac", i - F_FG_FRAC_IN);
+    else if (i < M3_N_FEATURES)
+        snprintf(buf, n, "%s", extra[i - F_END]);
+    else
+        snprintf(buf, n, "?");
+    return buf;
+}

@@ -1,0 +1,330 @@
+/* The m3 engine (m3.txt §3): decompose the network into paths, draw k of
+ * them, featurize each drawn path with flowsim, correct flowsim's foreground
+ * quantiles with the learned model, and mix the corrected distributions
+ * into network-wide ones. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "m3/m3_int.h"
+#include "m3/model.h"
+#include "tailor/fileio.h"
+#include "tailor/m3.h"
+#include "tailor/time.h"
+
+struct tl_m3 {
+    const tl_topo *t;
+    const tl_routes *r;
+    const tl_flows *f;
+    const tl_params *p;
+    char cc[32];
+    uint64_t seed;
+    tl_m3_opts o;
+    m3_model *model; /* NULL with is_no_model */
+
+    m3_paths g;
+    uint32_t n_sel;    /* distinct drawn paths */
+    uint32_t *sel;     /* (n_sel) their ids */
+    uint32_t *draws;   /* (n_sel) how often each was drawn */
+    m3_pathwl *wl;     /* (n_sel) kept for a sweep that must re-run flowsim */
+    m3_feat *feat;     /* (n_sel) */
+    double (*pred)[M3_N_OUT][M3_N_Q]; /* (n_sel) corrected quantiles */
+    int is_run;
+    tl_slowdown_stats all[TL_N_BUCKETS]; /* the network-wide estimate */
+    tl_m3_stats st;
+};
+
+void tl_m3_opts_default(tl_m3_opts *o)
+{
+    o->n_paths = 500;
+    o->model_path = NULL;
+    o->is_no_model = 0;
+    o->n_threads = 0;
+}
+
+tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, const tl_params *p,
+                    const char *cc, uint64_t seed, const tl_m3_opts *o, tl_err *err)
+{
+    if (!o->n_paths) {
+        tl_err_set(err, TL_ERANGE, "m3: the number of sampled paths must be > 0");
+        return NULL;
+    }
+    tl_m3 *s = calloc(1, sizeof *s);
+    if (!s) {
+        tl_err_nomem(err);
+        return NULL;
+    }
+    s->t = t, s->r = r, s->f = f, s->p = p, s->seed = seed, s->o = *o;
+    snprintf(s->cc, sizeof s->cc, "%s", cc);
+    if (!o->is_no_model) {
+        char path[4096];
+        const char *mp = o->model_path;
+        if (!mp) {
+            if (tl_data_path("models/m3.model", path, sizeof path, err)) {
+                tl_m3_destroy(s);
+                return NULL;
+            }
+            mp = path;
+        }
+        if (!(s->model = m3_model_load(mp, M3_FEATURE_SCHEMA, err))) {
+            tl_m3_destroy(s);
+            return NULL;
+        }
+        if (m3_model_n_features(s->model) != M3_N_FEATURES) {
+            tl_err_set(err, TL_EPARSE, "%s: the model reads %u features, this build makes %d "
+                       "(re-train with `tailor m3 train`)", mp, m3_model_n_features(s->model),
+                       M3_N_FEATURES);
+            tl_m3_destroy(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void tl_m3_destroy(tl_m3 *s)
+{
+    if (!s)
+        return;
+    m3_model_destroy(s->model);
+    m3_paths_fini(&s->g);
+    for (uint32_t k = 0; s->wl && k < s->n_sel; k++)
+        m3_pathwl_fini(&s->wl[k]);
+    free(s->wl), free(s->sel), free(s->draws), free(s->feat), free(s->pred);
+    free(s);
+}
+
+static int aggregate(tl_m3 *s, tl_err *err);
+
+static int n_threads_of(const tl_m3 *s)
+{
+    return s->o.n_threads > 0 ? s->o.n_threads : omp_get_max_threads();
+}
+
+/* Workloads and features of every drawn path, in parallel; results land in
+ * per-path slots, so they do not depend on the thread count. */
+static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *err)
+{
+    uint32_t n = s->n_sel;
+    int *rcs = calloc((size_t)n + 1, sizeof *rcs);
+    tl_err *errs = calloc((size_t)n + 1, sizeof *errs);
+    if (!rcs || !errs) {
+        free(rcs), free(errs);
+        return tl_err_nomem(err);
+    }
+    int nt = n_threads_of(s), failed = 0;
+    uint32_t n_done = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        /* per-thread flow marks for deduplicating a path's flows */
+        uint32_t *mark = is_new_workloads ? calloc(s->f->n + 1, sizeof *mark) : NULL;
+        uint32_t stamp = 0;
+#pragma omp for schedule(dynamic, 1)
+        for (uint32_t k = 0; k < n; k++) {
+            int stop;
+#pragma omp atomic read
+            stop = failed;
+            if (stop)
+                continue;
+            int rc = 0;
+            if (is_new_workloads)
+                rc = mark ? m3_paths_workload(&s->g, s->t, s->f, s->sel[k], mark, ++stamp,
+                                              &s->wl[k], &errs[k])
+                          : tl_err_nomem(&errs[k]);
+            rc = rc ? rc : m3_features(&s->wl[k], s->p, s->cc, &s->feat[k], &errs[k]);
+            if ((rcs[k] = rc)) {
+#pragma omp atomic write
+                failed = 1;
+            }
+            uint32_t done;
+#pragma omp atomic capture
+            done = ++n_done;
+            if (prog && omp_get_thread_num() == 0)
+                tl_progress_report(prog, "m3 paths", done, n, "paths");
+        }
+        free(mark);
+    }
+    int rc = 0;
+    for (uint32_t k = 0; k < n && !rc; k++)
+        if ((rc = rcs[k]) && err)
+            *err = errs[k];
+    free(rcs), free(errs);
+    return rc;
+}
+
+/* Corrected quantiles: flowsim's times exp(model), made non-decreasing in q
+ * and at least 1; flowsim's own with is_no_model. */
+static int predict(tl_m3 *s, tl_err *err)
+{
+    uint32_t n = s->n_sel;
+    size_t rows = 0;
+    for (uint32_t k = 0; k < n; k++)
+        for (int b = 0; b < M3_N_OUT; b++)
+            rows += s->feat[k].n_fg[b] ? M3_N_Q : 0;
+    float *x = NULL, *y = NULL;
+    if (s->model && rows) {
+        x = malloc(rows * M3_N_FEATURES * sizeof *x);
+        y = malloc(rows * sizeof *y);
+        if (!x || !y) {
+            free(x), free(y);
+            return tl_err_nomem(err);
+        }
+        size_t i = 0;
+        for (uint32_t k = 0; k < n; k++)
+            for (int b = 0; b < M3_N_OUT; b++)
+                for (int q = 0; s->feat[k].n_fg[b] && q < M3_N_Q; q++)
+                    m3_feat_row(&s->feat[k], b, q, x + M3_N_FEATURES * i++);
+        int rc = m3_model_predict(s->model, x, rows, n_threads_of(s), y, err);
+        if (rc) {
+            free(x), free(y);
+            return rc;
+        }
+    }
+    size_t i = 0;
+    for (uint32_t k = 0; k < n; k++)
+        for (int b = 0; b < M3_N_OUT; b++) {
+            double prev = 1;
+            for (int q = 0; q < M3_N_Q; q++) {
+                double v = NAN;
+                if (s->feat[k].n_fg[b]) {
+                    v = s->feat[k].fs_q[b][q];
+                    if (s->model)
+                        v *= exp((double)y[i++]);
+                    v = fmax(v, prev);
+                    prev = v;
+                }
+                s->pred[k][b][q] = v;
+            }
+        }
+    free(x), free(y);
+    return 0;
+}
+
+int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
+{
+    if (s->is_run)
+        return tl_err_set(err, TL_EINVAL, "m3: run called twice");
+    double t0 = tl_wall_s();
+    int rc = m3_paths_build(&s->g, s->r, s->f, err);
+    rc = rc ? rc : m3_paths_sample(&s->g, s->o.n_paths, s->seed, &s->sel, &s->draws, &s->n_sel,
+                                   err);
+    if (rc)
+        return rc;
+    s->st.n_paths_total = s->g.n_paths;
+    s->st.n_paths_unique = s->n_sel;
+    s->wl = calloc((size_t)s->n_sel + 1, sizeof *s->wl);
+    s->feat = calloc((size_t)s->n_sel + 1, sizeof *s->feat);
+    s->pred = calloc((size_t)s->n_sel + 1, sizeof *s->pred);
+    if (!s->wl || !s->feat || !s->pred)
+        return tl_err_nomem(err);
+    double t1 = tl_wall_s();
+    s->st.decompose_s = t1 - t0;
+    if ((rc = featurize(s, 1, prog, err)))
+        return rc;
+    for (uint32_t k = 0; k < s->n_sel; k++) {
+        s->st.n_path_flows += s->wl[k].n_flows;
+        if (s->wl[k].n_flows > s->st.max_path_flows)
+            s->st.max_path_flows = s->wl[k].n_flows;
+    }
+    double t2 = tl_wall_s();
+    s->st.features_s = t2 - t1;
+    if ((rc = predict(s, err)))
+        return rc;
+    s->st.predict_s = tl_wall_s() - t2;
+    if ((rc = aggregate(s, err)))
+        return rc;
+    s->is_run = 1;
+    return 0;
+}
+
+int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
+{
+    if (!s->is_run)
+        return tl_err_set(err, TL_EINVAL, "m3: repredict before run");
+    int is_flowsim = 0;
+    for (size_t i = 0; i < tl_params_count(); i++) {
+        const char *name = tl_params_def(i)->name;
+        if (m3_knob_changes_flowsim(name) && tl_params_get(p, name) != tl_params_get(s->p, name))
+            is_flowsim = 1;
+    }
+    s->p = p;
+    snprintf(s->cc, sizeof s->cc, "%s", cc);
+    double t0 = tl_wall_s();
+    int rc = 0;
+    if (is_flowsim)
+        rc = featurize(s, 0, NULL, err);
+    else
+        for (uint32_t k = 0; k < s->n_sel; k++)
+            m3_features_config(&s->wl[k], p, cc, &s->feat[k]);
+    if (rc)
+        return rc;
+    if ((rc = predict(s, err)))
+        return rc;
+    s->st.predict_s = tl_wall_s() - t0;
+    return aggregate(s, err);
+}
+
+/* Network-wide statistics per bucket from the drawn paths' distributions.
+ * A path drawn d times, with n of its N foreground flows in bucket b, gets
+ * weight d n / N in b's mixture: draws are proportional to N, so the weight
+ * is proportional to the path's flows in b (m3's code pools every path with
+ * flows in b equally). The overall mixture then scales each bucket to its
+ * exact share of the workload's flows (known without sampling). */
+static int aggregate(tl_m3 *s, tl_err *err)
+{
+    double t0 = tl_wall_s();
+    tl_slowdown_stats *out = s->all;
+    memset(out, 0, sizeof s->all);
+    m3_comp *c = malloc(((size_t)s->n_sel * M3_N_OUT + 1) * sizeof *c);
+    if (!c)
+        return tl_err_nomem(err);
+    for (size_t i = 0; i < s->f->n; i++)
+        out[tl_bucket_of(s->f->v[i].size_bytes)].count++;
+    out[TL_N_BUCKETS - 1].count = s->f->n;
+    double bw[M3_N_OUT] = {0};
+    size_t n = 0, from[M3_N_OUT + 1];
+    for (int b = 0; b < M3_N_OUT; b++) {
+        size_t first = from[b] = n;
+        for (uint32_t k = 0; k < s->n_sel; k++) {
+            const m3_feat *ft = &s->feat[k];
+            uint32_t nf = 0;
+            for (int bb = 0; bb < M3_N_OUT; bb++)
+                nf += ft->n_fg[bb];
+            if (!ft->n_fg[b])
+                continue;
+            c[n].w = (double)s->draws[k] * ft->n_fg[b] / nf;
+            memcpy(c[n].q, s->pred[k][b], sizeof c[n].q);
+            bw[b] += c[n].w;
+            n++;
+        }
+        from[b + 1] = n;
+        m3_mixture(c + first, n - first, &out[b].mean, out[b].p);
+        if (!out[b].count) { /* no flow of this size in the workload */
+            out[b].mean = NAN;
+            for (int p = 0; p < TL_N_PCTS; p++)
+                out[b].p[p] = NAN;
+        }
+    }
+    /* rescale: bucket b's components weigh its share of all flows */
+    for (int b = 0; b < M3_N_OUT; b++) {
+        double scale = bw[b] > 0 ? (double)out[b].count / bw[b] : 0;
+        for (size_t j = from[b]; j < from[b + 1]; j++)
+            c[j].w *= scale;
+    }
+    m3_mixture(c, n, &out[TL_N_BUCKETS - 1].mean, out[TL_N_BUCKETS - 1].p);
+    free(c);
+    s->st.aggregate_s = tl_wall_s() - t0;
+    return 0;
+}
+
+int tl_m3_summary(const tl_m3 *s, tl_summary *out, tl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!s->is_run)
+        return tl_err_set(err, TL_EINVAL, "m3: summary before run");
+    snprintf(out->engine, sizeof out->engine, "m3");
+    memcpy(out->all, s->all, sizeof out->all);
+    return 0;
+}
+
+void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st) { *st = s->st; }

@@ -1,0 +1,191 @@
+/* m3 internals (m3.txt): path-level workloads in path coordinates, the
+ * flowsim feature vector a path gives the model, synthetic parking-lot
+ * samples for training, and the quantile grid the model predicts on. */
+#ifndef TAILOR_M3_INT_H
+#define TAILOR_M3_INT_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tailor/err.h"
+#include "tailor/flowsim.h"
+#include "tailor/params.h"
+#include "tailor/progress.h"
+#include "tailor/result.h"
+#include "tailor/routing.h"
+#include "tailor/workload.h"
+
+/* ---- output grid (m3.txt §3.4 step 7) ---- */
+
+/* Output size buckets: tl_bucket_of's four, (0,1KB] .. (50KB,inf). */
+#define M3_N_OUT (TL_N_BUCKETS - 1)
+/* Quantiles the model predicts per output bucket (m3 uses 1..100%; the grid
+ * is denser where the network-wide tail is decided, docs/m3.md). */
+#define M3_N_Q 12
+extern const double m3_q[M3_N_Q];
+
+/* ---- path-level workload (m3.txt §3.2) ---- */
+
+/* One path of n_links links and every flow that crosses part of it: a
+ * foreground flow crosses all of it (first 0, last n_links - 1, no access
+ * links), a background segment a contiguous part, joining and leaving through
+ * its own access links (rate 0 = it starts or ends at the path's own end
+ * host). Flows are sorted by start. src_key/dst_key name the host a segment
+ * comes from or goes to beside the path (synthetic samples only: segments
+ * with equal keys at the same switch share that host in the packet-level
+ * ground truth); NULL for fabric paths. */
+typedef struct m3_pathwl {
+    int n_links;
+    tl_fs_link link[TL_MAX_HOPS];
+    tl_fs_path_flow *flow; /* (n_flows) */
+    uint8_t *is_fg;        /* (n_flows) */
+    uint16_t *src_key, *dst_key; /* (n_flows) or NULL */
+    size_t n_flows, cap;
+    size_t n_fg;
+} m3_pathwl;
+
+int m3_pathwl_init(m3_pathwl *w, int n_links, int with_keys, tl_err *err);
+void m3_pathwl_fini(m3_pathwl *w);
+/* Appends a flow (any order; call m3_pathwl_sort after the last). */
+int m3_pathwl_add(m3_pathwl *w, const tl_fs_path_flow *f, int is_fg, uint16_t src_key,
+                  uint16_t dst_key, tl_err *err);
+/* Sorts by (start, first, last, size): a stable total order, so the result
+ * does not depend on the order flows were added in. */
+int m3_pathwl_sort(m3_pathwl *w, tl_err *err);
+
+/* Flows grouped by their recorded path (the network-wide decomposition). */
+typedef struct m3_paths {
+    tl_flow_paths fp;
+    uint32_t n_paths;
+    uint32_t *path_of; /* (n_flows) path id of each flow; ids in first-flow order */
+    uint32_t *rep;     /* (n_paths) the first flow on each path */
+    uint32_t *n_fg;    /* (n_paths) flows on each path (its foreground) */
+} m3_paths;
+
+int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *err);
+void m3_paths_fini(m3_paths *g);
+/* k draws with replacement, each path with probability n_fg / n_flows:
+ * *ids (sorted) and *draws hold the n_unique distinct paths drawn and how
+ * often (caller frees both). Deterministic in seed. */
+int m3_paths_sample(const m3_paths *g, uint32_t k, uint64_t seed, uint32_t **ids,
+                    uint32_t **draws, uint32_t *n_unique, tl_err *err);
+/* Path pid's workload into w (initialized here; fini it). mark: (n_flows)
+ * scratch, no entry equal to stamp on entry. */
+int m3_paths_workload(const m3_paths *g, const tl_topo *t, const tl_flows *f, uint32_t pid,
+                      uint32_t *mark, uint32_t stamp, m3_pathwl *w, tl_err *err);
+
+/* ---- network-wide mixture (m3.txt §3.5) ---- */
+
+/* One path's distribution of one bucket: quantiles at m3_q (non-decreasing)
+ * and the weight of its flows in the network. */
+typedef struct m3_comp {
+    double w;
+    double q[M3_N_Q];
+} m3_comp;
+/* Mean and tl_pcts percentiles of the weighted mixture of n components (each
+ * a piecewise-linear quantile function through m3_q, extended to 0 and 1 as
+ * docs/m3.md says). NaN for n == 0 or zero weight. */
+void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS]);
+
+/* ---- features (m3.txt §3.4, docs/m3.md "Features") ---- */
+
+/* Version of the feature layout below; a model file records the schema it
+ * was trained on and is refused by a build with another. */
+#define M3_FEATURE_SCHEMA 1
+/* Features shared by every row of one path. */
+#define M3_N_SHARED 82
+/* Row features: the shared ones, then bucket, quantile, flowsim's value at
+ * that (bucket, quantile) and the bucket's foreground flow count. */
+#define M3_N_FEATURES (M3_N_SHARED + 4)
+
+typedef struct m3_feat {
+    float shared[M3_N_SHARED];
+    double fs_q[M3_N_OUT][M3_N_Q]; /* flowsim foreground slowdown quantiles; NaN if empty */
+    uint32_t n_fg[M3_N_OUT];       /* foreground flows per output bucket */
+} m3_feat;
+
+/* Runs flowsim on w (path-level mode) and fills ft. p gives the transport
+ * knobs (MTU, buffer, CC parameters), cc the congestion control. */
+int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
+                tl_err *err);
+/* Rewrites only the configuration part of ft.shared (for a sweep over knobs
+ * flowsim does not read). */
+void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft);
+/* Knobs flowsim reads: a sweep over any other knob reuses the features. */
+int m3_knob_changes_flowsim(const char *name);
+/* The model's input row for (bucket b, quantile index qi). */
+void m3_feat_row(const m3_feat *ft, int b, int qi, float *row);
+/* Name of feature i (docs, training log). */
+const char *m3_feature_name(int i, char *buf, size_t n);
+/* The label: log of the true quantile over flowsim's. */
+static inline float m3_label(double truth, double fs) { return (float)log(truth / fs); }
+
+/* ---- synthetic training samples (m3.txt §5.1, Tables 2 and 4) ---- */
+
+typedef struct m3_sample {
+    uint64_t index;
+    int hops;
+    char cc[32];
+    tl_params p;           /* owned */
+    m3_pathwl w;           /* owned */
+    double target_load;
+    char size_kind[16];
+    double mean_bytes, size_shape, sigma;
+} m3_sample;
+
+typedef struct m3_synth_opts {
+    uint32_t fg_flows;     /* foreground flows wanted per sample (default 1000) */
+    uint32_t max_flows;    /* cap on all flows of one sample (default 30000) */
+    const char *only_cc;   /* NULL = uniform over dctcp-rate, dcqcn, hpcc, timely */
+} m3_synth_opts;
+void m3_synth_opts_default(m3_synth_opts *o);
+
+/* Draws sample `index` of the stream `seed`: path length, workload and
+ * network configuration. Deterministic in (seed, index). */
+int m3_synth_draw(m3_sample *s, uint64_t seed, uint64_t index, const m3_synth_opts *o,
+                  tl_err *err);
+void m3_sample_fini(m3_sample *s);
+/* Ground truth: simulates the sample with pktsim on its parking lot and
+ * fills the foreground slowdown quantiles per output bucket (NaN where a
+ * bucket has no foreground flow) and counts. */
+int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t n[M3_N_OUT],
+                   tl_err *err);
+
+/* ---- training data and training (docs/m3.md "Training") ---- */
+
+/* One line of samples.csv: the sample's description, features and truth. */
+typedef struct m3_record {
+    uint64_t index;
+    int hops;
+    char cc[32], size_kind[16];
+    double load, mean_bytes, shape, sigma;
+    uint64_t n_flows, n_fg;
+    m3_feat feat;
+    double truth[M3_N_OUT][M3_N_Q];
+    uint32_t n_truth[M3_N_OUT];
+} m3_record;
+
+/* Draws sample index of stream seed, featurizes it and simulates it. */
+int m3_record_make(uint64_t seed, uint64_t index, const m3_synth_opts *o, m3_record *r,
+                   tl_err *err);
+void m3_record_write(FILE *f, const m3_record *r);
+/* Parses one line (modified in place); errors name file and line. */
+int m3_record_parse(char *line, const char *file, int lineno, m3_record *r, tl_err *err);
+/* Makes samples 0..n_samples-1 into dir/samples.csv, continuing after the
+ * ones already there (made with the same settings). *n_new: samples added. */
+int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_synth_opts *o,
+                int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err);
+
+/* Trains on dir/samples.csv and writes model_path and model_path.log (data
+ * size, options, RMSE per 50 rounds, held-out p99 error per bucket). */
+struct m3_train_opts;
+int m3_train_dir(const char *dir, const char *model_path, const struct m3_train_opts *o,
+                 tl_err *err);
+
+/* A sample's truth for (bucket, quantile) is used for training when its
+ * bucket holds at least this many foreground flows. */
+#define M3_MIN_TRUTH 30
+
+#endif

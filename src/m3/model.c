@@ -1,0 +1,478 @@
+/* The learned model of m3 (m3.txt §3.4) on the XGBoost C API instead of the paper's
+ * transformer + MLP (DESIGN.md's dependency table): datasets, training, the model
+ * file (a 64-byte header, metadata text, XGBoost's UBJSON bytes; docs/m3.md) and
+ * prediction. Every XGBoost call is checked; its message becomes a tl_err. */
+#include "m3/model.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xgboost/c_api.h>
+
+#include "tailor/fileio.h"
+
+#define MODEL_MAGIC "TLM3MODL"
+#define MODEL_VERSION 1u
+#define MODEL_HEADER_BYTES 64u
+/* Rounds between two log lines of m3_model_train. */
+#define LOG_EVERY 50u
+
+struct m3_model {
+    BoosterHandle booster;
+    uint32_t n_features;
+    char *meta; /* owned; NULL for "" */
+};
+
+/* ======================== datasets ======================== */
+
+int m3_dataset_init(m3_dataset *d, uint32_t n_features, tl_err *err)
+{
+    memset(d, 0, sizeof *d);
+    if (n_features == 0)
+        return tl_err_set(err, TL_EINVAL, "a dataset needs at least one feature");
+    d->n_features = n_features;
+    return 0;
+}
+
+int m3_dataset_append(m3_dataset *d, const float *row, float label, tl_err *err)
+{
+    if (d->n_rows == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 1024, x_bytes, y_bytes;
+        if (__builtin_mul_overflow(cap, (size_t)d->n_features * sizeof(float), &x_bytes) ||
+            __builtin_mul_overflow(cap, sizeof(float), &y_bytes))
+            return tl_err_nomem(err);
+        float *x = realloc(d->x, x_bytes);
+        if (!x)
+            return tl_err_nomem(err);
+        d->x = x;
+        float *y = realloc(d->y, y_bytes);
+        if (!y)
+            return tl_err_nomem(err);
+        d->y = y;
+        d->cap = cap;
+    }
+    memcpy(d->x + d->n_rows * d->n_features, row, d->n_features * sizeof(float));
+    d->y[d->n_rows++] = label;
+    return 0;
+}
+
+void m3_dataset_fini(m3_dataset *d)
+{
+    free(d->x);
+    free(d->y);
+    uint32_t n_features = d->n_features;
+    memset(d, 0, sizeof *d);
+    d->n_features = n_features;
+}
+
+/* ======================== XGBoost glue ======================== */
+
+/* Turns XGBGetLastError() into err. XGBoost's text reads "[hh:mm:ss]
+ * ./src/x.cc:123: message", then caret lines under a JSON error and a stack
+ * trace; only the message is for the user. file may be NULL. Returns code. */
+static int xgb_fail(tl_err *err, int code, const char *file, const char *what)
+{
+    const char *s = XGBGetLastError();
+    const char *p;
+    if (s[0] == '[' && (p = strstr(s, "] ")))
+        s = p + 2;
+    if ((p = strstr(s, ": ")) && strcspn(s, " \n") > (size_t)(p - s))
+        s = p + 2; /* "./src/x.cc:123" holds no space; "Check failed" does */
+    int n = (int)strcspn(s, "\n");
+    return tl_err_at(err, code, file, 0, 0, NULL, "%s: XGBoost: %.*s", what, n, s);
+}
+
+static int set_param(BoosterHandle b, const char *name, const char *value, tl_err *err)
+{
+    if (XGBoosterSetParam(b, name, value) != 0)
+        return xgb_fail(err, TL_EINVAL, NULL, name);
+    return 0;
+}
+
+/* The library never prints (STYLE.md): verbosity 0 keeps XGBoost's warnings off
+ * stderr. XGBoost applies it to its per-thread logger, so it also silences
+ * other boosters used on this thread; errors still come back through the API. */
+static BoosterHandle booster_create(const DMatrixHandle *dmats, bst_ulong n, tl_err *err)
+{
+    BoosterHandle b = NULL;
+    if (XGBoosterCreate(dmats, n, &b) != 0) {
+        xgb_fail(err, TL_ENOMEM, NULL, "creating a booster");
+        return NULL;
+    }
+    if (set_param(b, "verbosity", "0", err) != 0) {
+        XGBoosterFree(b);
+        return NULL;
+    }
+    return b;
+}
+
+static DMatrixHandle dmatrix_create(const m3_dataset *d, int n_threads, tl_err *err)
+{
+    DMatrixHandle dm = NULL;
+    if (XGDMatrixCreateFromMat_omp(d->x, d->n_rows, d->n_features, NAN, &dm, n_threads) != 0) {
+        xgb_fail(err, TL_EINVAL, NULL, "building the feature matrix");
+        return NULL;
+    }
+    if (XGDMatrixSetFloatInfo(dm, "label", d->y, d->n_rows) != 0) {
+        xgb_fail(err, TL_EINVAL, NULL, "setting the labels");
+        XGDMatrixFree(dm);
+        return NULL;
+    }
+    return dm;
+}
+
+/* ======================== training ======================== */
+
+void m3_train_opts_default(m3_train_opts *o)
+{
+    *o = (m3_train_opts){.n_trees = 400,
+                         .max_depth = 8,
+                         .eta = 0.05,
+                         .subsample = 0.8,
+                         .colsample = 0.8,
+                         .min_child_weight = 5,
+                         .n_threads = 0,
+                         .seed = 0};
+}
+
+static int check_frac(double v, const char *name, tl_err *err)
+{
+    if (!(v > 0 && v <= 1))
+        return tl_err_at(err, TL_ERANGE, NULL, 0, 0, name, "expected a number in (0, 1], found %g",
+                         v);
+    return 0;
+}
+
+static int check_opts(const m3_train_opts *o, tl_err *err)
+{
+    if (o->n_trees < 1)
+        return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "n_trees", "expected at least 1, found 0");
+    if (o->max_depth < 1 || o->max_depth > 32)
+        return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "max_depth", "expected 1..32, found %u",
+                         o->max_depth);
+    if (check_frac(o->eta, "eta", err) || check_frac(o->subsample, "subsample", err) ||
+        check_frac(o->colsample, "colsample", err))
+        return TL_ERANGE;
+    if (!(o->min_child_weight >= 0 && isfinite(o->min_child_weight)))
+        return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "min_child_weight",
+                         "expected a finite number >= 0, found %g", o->min_child_weight);
+    if (o->n_threads < 0)
+        return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "n_threads", "expected >= 0, found %d",
+                         o->n_threads);
+    return 0;
+}
+
+static int set_train_params(BoosterHandle b, const m3_train_opts *o, tl_err *err)
+{
+    char v[9][32];
+    snprintf(v[0], sizeof v[0], "%d", o->n_threads);
+    /* XGBoost's seed is an int64; 1.7 seeds its per-thread mt19937 with it, so
+     * only the low 32 bits change the model. */
+    snprintf(v[1], sizeof v[1], "%" PRId64, (int64_t)(o->seed & INT64_MAX));
+    snprintf(v[2], sizeof v[2], "%u", o->max_depth);
+    snprintf(v[3], sizeof v[3], "%.17g", o->eta);
+    snprintf(v[4], sizeof v[4], "%.17g", o->subsample);
+    snprintf(v[5], sizeof v[5], "%.17g", o->colsample);
+    snprintf(v[6], sizeof v[6], "%.17g", o->min_child_weight);
+    const char *params[][2] = {
+        {"nthread", v[0]},
+        {"seed", v[1]},
+        {"objective", "reg:squarederror"},
+        {"eval_metric", "rmse"},
+        {"tree_method", "hist"},
+        {"max_depth", v[2]},
+        {"eta", v[3]},
+        {"subsample", v[4]},
+        {"colsample_bytree", v[5]},
+        {"min_child_weight", v[6]},
+    };
+    for (size_t i = 0; i < sizeof params / sizeof *params; i++)
+        if (set_param(b, params[i][0], params[i][1], err) != 0)
+            return err ? err->code : TL_EINVAL;
+    return 0;
+}
+
+m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid,
+                         const m3_train_opts *o, FILE *log, tl_err *err)
+{
+    m3_train_opts def;
+    if (!o) {
+        m3_train_opts_default(&def);
+        o = &def;
+    }
+    if (train->n_rows == 0) {
+        tl_err_set(err, TL_EINVAL, "m3 train: the training set is empty");
+        return NULL;
+    }
+    if (valid && valid->n_rows == 0) {
+        tl_err_set(err, TL_EINVAL, "m3 train: the validation set is empty");
+        return NULL;
+    }
+    if (valid && valid->n_features != train->n_features) {
+        tl_err_set(err, TL_EINVAL,
+                   "m3 train: validation rows have %u features, training rows have %u",
+                   valid->n_features, train->n_features);
+        return NULL;
+    }
+    if (check_opts(o, err) != 0)
+        return NULL;
+
+    DMatrixHandle dmats[2] = {NULL, NULL};
+    m3_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        tl_err_nomem(err);
+        return NULL;
+    }
+    m->n_features = train->n_features;
+    if (!(dmats[0] = dmatrix_create(train, o->n_threads, err)))
+        goto fail;
+    if (valid && !(dmats[1] = dmatrix_create(valid, o->n_threads, err)))
+        goto fail;
+    bst_ulong n_dmats = valid ? 2 : 1;
+    if (!(m->booster = booster_create(dmats, n_dmats, err)))
+        goto fail;
+    if (set_train_params(m->booster, o, err) != 0)
+        goto fail;
+    static const char *names[2] = {"train", "valid"};
+    for (uint32_t r = 0; r < o->n_trees; r++) {
+        if (XGBoosterUpdateOneIter(m->booster, (int)r, dmats[0]) != 0) {
+            xgb_fail(err, TL_EINVAL, NULL, "m3 train");
+            goto fail;
+        }
+        uint32_t done = r + 1;
+        if (valid && log && (done % LOG_EVERY == 0 || done == o->n_trees)) {
+            const char *line;
+            /* XGBoost prints its iter argument as "[iter]": pass rounds done. */
+            if (XGBoosterEvalOneIter(m->booster, (int)done, dmats, names, n_dmats, &line) != 0) {
+                xgb_fail(err, TL_EINVAL, NULL, "m3 train: evaluating");
+                goto fail;
+            }
+            fprintf(log, "%s\n", line);
+        }
+    }
+    if (log)
+        fflush(log);
+    XGDMatrixFree(dmats[0]);
+    XGDMatrixFree(dmats[1]);
+    return m;
+fail:
+    /* XGDMatrixFree(NULL) is refused with an error, not a crash; skip it. */
+    if (dmats[0])
+        XGDMatrixFree(dmats[0]);
+    if (dmats[1])
+        XGDMatrixFree(dmats[1]);
+    m3_model_destroy(m);
+    return NULL;
+}
+
+void m3_model_destroy(m3_model *m)
+{
+    if (!m)
+        return;
+    if (m->booster)
+        XGBoosterFree(m->booster);
+    free(m->meta);
+    free(m);
+}
+
+uint32_t m3_model_n_features(const m3_model *m)
+{
+    return m->n_features;
+}
+
+const char *m3_model_meta(const m3_model *m)
+{
+    return m->meta ? m->meta : "";
+}
+
+/* ======================== model files ======================== */
+
+/* Header (64 bytes, little-endian):
+ *   0  magic "TLM3MODL"       24 uint64 meta_bytes
+ *   8  uint32 version (1)     32 uint64 xgb_bytes
+ *  12  uint32 n_features      40 zero padding to 64
+ *  16  uint32 feature_schema
+ *  20  uint32 reserved (0; ignored on read) */
+
+static void put_le(unsigned char *p, uint64_t v, int n_bytes)
+{
+    for (int i = 0; i < n_bytes; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int n_bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n_bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+int m3_model_save(const m3_model *m, const char *path, uint32_t feature_schema, const char *meta,
+                  tl_err *err)
+{
+    if (!meta)
+        meta = "";
+    bst_ulong xgb_bytes = 0;
+    const char *xgb = NULL;
+    /* The bytes live in the booster until the next XGBoost call on this thread. */
+    if (XGBoosterSaveModelToBuffer(m->booster, "{\"format\":\"ubj\"}", &xgb_bytes, &xgb) != 0)
+        return xgb_fail(err, TL_EINVAL, path, "serializing the model");
+    size_t meta_bytes = strlen(meta);
+    unsigned char h[MODEL_HEADER_BYTES] = {0};
+    memcpy(h, MODEL_MAGIC, 8);
+    put_le(h + 8, MODEL_VERSION, 4);
+    put_le(h + 12, m->n_features, 4);
+    put_le(h + 16, feature_schema, 4);
+    put_le(h + 24, meta_bytes, 8);
+    put_le(h + 32, xgb_bytes, 8);
+
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
+    if (!f)
+        return err ? err->code : TL_EIO;
+    /* A short write sets the stream's error flag, which commit reports. */
+    fwrite(h, 1, sizeof h, f);
+    fwrite(meta, 1, meta_bytes, f);
+    fwrite(xgb, 1, xgb_bytes, f);
+    return tl_afile_commit(&af, err);
+}
+
+/* Checks the header against the file's length n; fills the fields. */
+static int parse_header(const unsigned char *buf, size_t n, const char *path,
+                        uint32_t want_schema, uint32_t *n_features, uint64_t *meta_bytes,
+                        uint64_t *xgb_bytes, tl_err *err)
+{
+    size_t n_magic = n < 8 ? n : 8;
+    if (memcmp(buf, MODEL_MAGIC, n_magic) != 0)
+        return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                         "not an m3 model file (expected magic \"%s\" at its start)", MODEL_MAGIC);
+    if (n < MODEL_HEADER_BYTES)
+        return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                         "truncated: %zu bytes, shorter than the %u-byte header", n,
+                         MODEL_HEADER_BYTES);
+    uint32_t version = (uint32_t)get_le(buf + 8, 4);
+    if (version != MODEL_VERSION)
+        return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                         "model format version %u, this build reads version %u", version,
+                         MODEL_VERSION);
+    *n_features = (uint32_t)get_le(buf + 12, 4);
+    uint32_t schema = (uint32_t)get_le(buf + 16, 4);
+    *meta_bytes = get_le(buf + 24, 8);
+    *xgb_bytes = get_le(buf + 32, 8);
+    uint64_t body = n - MODEL_HEADER_BYTES, want;
+    if (__builtin_add_overflow(*meta_bytes, *xgb_bytes, &want) || want > body)
+        return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                         "truncated: the header announces %" PRIu64 " + %" PRIu64
+                         " bytes after it, the file holds %" PRIu64,
+                         *meta_bytes, *xgb_bytes, body);
+    if (want < body)
+        return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                         "%" PRIu64 " bytes after the end the header announces", body - want);
+    if (*n_features == 0 || *xgb_bytes == 0)
+        return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                         "header holds %u features and %" PRIu64 " model bytes; both must be > 0",
+                         *n_features, *xgb_bytes);
+    if (memchr(buf + MODEL_HEADER_BYTES, '\0', *meta_bytes))
+        return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL, "metadata text holds a NUL byte");
+    if (schema != want_schema)
+        return tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
+                         "the model was trained on feature schema %u and this build expects %u; "
+                         "re-train it with `tailor m3 train`",
+                         schema, want_schema);
+    return 0;
+}
+
+m3_model *m3_model_load(const char *path, uint32_t feature_schema, tl_err *err)
+{
+    size_t n = 0;
+    unsigned char *buf = (unsigned char *)tl_read_file(path, &n, err);
+    if (!buf)
+        return NULL;
+    m3_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        tl_err_nomem(err);
+        goto fail;
+    }
+    uint64_t meta_bytes = 0, xgb_bytes = 0;
+    if (parse_header(buf, n, path, feature_schema, &m->n_features, &meta_bytes, &xgb_bytes,
+                     err) != 0)
+        goto fail;
+    if (meta_bytes) {
+        if (!(m->meta = malloc(meta_bytes + 1))) {
+            tl_err_nomem(err);
+            goto fail;
+        }
+        memcpy(m->meta, buf + MODEL_HEADER_BYTES, meta_bytes);
+        m->meta[meta_bytes] = '\0';
+    }
+    if (!(m->booster = booster_create(NULL, 0, err)))
+        goto fail;
+    if (XGBoosterLoadModelFromBuffer(m->booster, buf + MODEL_HEADER_BYTES + meta_bytes,
+                                     xgb_bytes) != 0) {
+        xgb_fail(err, TL_EPARSE, path, "loading the XGBoost model");
+        goto fail;
+    }
+    bst_ulong xgb_features = 0;
+    if (XGBoosterGetNumFeature(m->booster, &xgb_features) != 0) {
+        xgb_fail(err, TL_EPARSE, path, "loading the XGBoost model");
+        goto fail;
+    }
+    if (xgb_features != m->n_features) {
+        tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                  "the header says %u features, the XGBoost model %" PRIu64, m->n_features,
+                  (uint64_t)xgb_features);
+        goto fail;
+    }
+    free(buf);
+    return m;
+fail:
+    free(buf);
+    m3_model_destroy(m);
+    return NULL;
+}
+
+/* ======================== prediction ======================== */
+
+int m3_model_predict(const m3_model *m, const float *x, size_t n_rows, int n_threads, float *out,
+                     tl_err *err)
+{
+    if (n_threads < 0)
+        return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "n_threads", "expected >= 0, found %d",
+                         n_threads);
+    if (n_rows == 0)
+        return 0;
+    /* Setting nthread makes XGBoost re-configure the learner on the next call:
+     * about 8 us, against 40 us for one row of 400 trees of depth 8. */
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", n_threads);
+    if (set_param(m->booster, "nthread", threads, err) != 0)
+        return err ? err->code : TL_EINVAL;
+    /* In-place prediction reads x through NumPy's __array_interface__ (version 3)
+     * without copying it into a DMatrix. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    const char *typestr = ">f4";
+#else
+    const char *typestr = "<f4";
+#endif
+    char array[192];
+    snprintf(array, sizeof array,
+             "{\"data\":[%" PRIuPTR ",true],\"shape\":[%zu,%u],\"typestr\":\"%s\",\"version\":3}",
+             (uintptr_t)x, n_rows, m->n_features, typestr);
+    /* XGBoost 1.7 requires cache_id (0: no prediction cache) besides the documented keys. */
+    static const char config[] = "{\"type\":0,\"training\":false,\"iteration_begin\":0,"
+                                 "\"iteration_end\":0,\"strict_shape\":false,\"missing\":NaN,"
+                                 "\"cache_id\":0}";
+    const bst_ulong *shape = NULL;
+    bst_ulong dim = 0;
+    const float *result = NULL;
+    if (XGBoosterPredictFromDense(m->booster, array, config, NULL, &shape, &dim, &result) != 0)
+        return xgb_fail(err, TL_EINVAL, NULL, "m3 predict");
+    if (dim != 1 || shape[0] != n_rows)
+        return tl_err_set(err, TL_EINVAL, "m3 predict: XGBoost returned %" PRIu64
+                          " dimensions for %zu rows", (uint64_t)dim, n_rows);
+    memcpy(out, result, n_rows * sizeof *out);
+    return 0;
+}

@@ -1,0 +1,97 @@
+/* The learned model of m3 (m3.txt §3.4): maps a path's flowSim feature map to a
+ * corrected slowdown estimate. tailor uses gradient-boosted trees (XGBoost C API,
+ * DESIGN.md's dependency table) instead of the paper's transformer + MLP: they
+ * train and predict on CPU in seconds. File format: docs/m3.md "Model files". */
+#ifndef TAILOR_M3_MODEL_H
+#define TAILOR_M3_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tailor/err.h"
+
+/* ---- datasets ---- */
+
+/* Rows of n_features floats with one float label each, grown by append. NaN in x
+ * means "missing" to XGBoost; labels must be finite. */
+typedef struct m3_dataset {
+    float *x;            /* (n_rows, n_features) row-major */
+    float *y;            /* (n_rows) */
+    size_t n_rows, cap;  /* cap: rows allocated */
+    uint32_t n_features; /* >= 1 */
+} m3_dataset;
+
+/* Empty dataset. TL_EINVAL when n_features is 0. */
+int m3_dataset_init(m3_dataset *d, uint32_t n_features, tl_err *err);
+/* Copies row (n_features floats) and label; amortized O(n_features). TL_ENOMEM. */
+int m3_dataset_append(m3_dataset *d, const float *row, float label, tl_err *err);
+/* Frees the rows and leaves an empty dataset (fini twice is safe). */
+void m3_dataset_fini(m3_dataset *d);
+
+/* ---- training ---- */
+
+typedef struct m3_train_opts {
+    uint32_t n_trees;        /* boosting rounds, >= 1 (default 400) */
+    uint32_t max_depth;      /* 1..32 (default 8) */
+    double eta;              /* learning rate in (0, 1] (default 0.05) */
+    double subsample;        /* row subsample per tree in (0, 1] (default 0.8) */
+    double colsample;        /* column subsample per tree in (0, 1] (default 0.8) */
+    double min_child_weight; /* >= 0, the least hessian (= rows, for squared error) per leaf (5) */
+    int n_threads;           /* >= 0; 0 = all cores */
+    uint64_t seed;           /* XGBoost takes seed mod 2^63 (default 0) */
+} m3_train_opts;
+
+void m3_train_opts_default(m3_train_opts *o);
+
+typedef struct m3_model m3_model;
+
+/* Trains a regression model (reg:squarederror, tree_method hist) on train; o NULL
+ * means the defaults. Borrows train and valid for the call. When valid and log
+ * are both non-NULL, writes to log a line every 50 rounds and after the last:
+ * "[k]\ttrain-rmse:...\tvalid-rmse:..." where k is the number of rounds done.
+ * The same seed and thread count give the same model; see docs/m3.md for other
+ * thread counts. Errors: TL_EINVAL (empty train or valid, valid with another
+ * feature count, XGBoost refusing the data, e.g. a label that is not finite),
+ * TL_ERANGE (an option out of range), TL_ENOMEM. Cost: O(n_trees x rows x
+ * features) for the histograms. */
+m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid,
+                         const m3_train_opts *o, FILE *log, tl_err *err);
+
+/* ---- files ---- */
+
+/* Writes the model file atomically (temp + rename): the 64-byte header,
+ * meta (UTF-8 text, e.g. a JSON line; NULL means empty) and the XGBoost model
+ * in UBJSON. feature_schema: the version of the caller's feature layout the
+ * model was trained on, checked by load. TL_EIO naming path, TL_ENOMEM. */
+int m3_model_save(const m3_model *m, const char *path, uint32_t feature_schema, const char *meta,
+                  tl_err *err);
+
+/* Reads and checks a model file. Every error names path: TL_EIO (cannot
+ * read), TL_EPARSE (not a model file, unknown format version, lengths that do
+ * not match the file size, XGBoost refusing the model bytes), TL_EINVAL (trained
+ * on a feature schema other than feature_schema: re-train), TL_ENOMEM. */
+m3_model *m3_model_load(const char *path, uint32_t feature_schema, tl_err *err);
+
+/* Accepts NULL. */
+void m3_model_destroy(m3_model *m);
+
+uint32_t m3_model_n_features(const m3_model *m);
+/* The metadata text of a loaded model, "" if none (and for a trained model);
+ * borrowed from m. */
+const char *m3_model_meta(const m3_model *m);
+
+/* ---- prediction ---- */
+
+/* Predicts n_rows rows (row-major, m3_model_n_features(m) floats each; NaN =
+ * missing) into out[n_rows]. The caller checks the feature count once, after
+ * load. Deterministic: the same rows give the same bits whatever n_threads
+ * (0 = all cores) and after save + load. Not reentrant: call it from one thread
+ * at a time per model, because XGBoost keeps the thread count and the output
+ * buffer inside the booster; other models may predict concurrently.
+ * TL_ERANGE (n_threads < 0), TL_EINVAL (XGBoost failed). O(n_rows x n_trees x
+ * max_depth). */
+int m3_model_predict(const m3_model *m, const float *x, size_t n_rows, int n_threads, float *out,
+                     tl_err *err);
+
+#endif

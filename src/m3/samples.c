@@ -1,0 +1,259 @@
+/* Training data for m3's model (m3.txt §5.1): one synthetic path sample per
+ * line of DIR/samples.csv — its description, flowsim features and pktsim
+ * ground truth — generated in parallel blocks and appended in index order,
+ * so an interrupted run continues where it stopped and the file is the same
+ * whatever the thread count or the interruptions. */
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "m3/m3_int.h"
+#include "tailor/fileio.h"
+#include "tailor/m3.h"
+
+/* The first line pins everything the samples depend on. */
+static void header_line(char *buf, size_t n, uint64_t seed, const m3_synth_opts *o)
+{
+    snprintf(buf, n,
+             "# tailor m3 samples: schema %d, seed %llu, fg_flows %u, max_flows %u, cc %s, "
+             "quantiles %d",
+             M3_FEATURE_SCHEMA, (unsigned long long)seed, o->fg_flows, o->max_flows,
+             o->only_cc ? o->only_cc : "any", M3_N_Q);
+}
+
+int m3_record_make(uint64_t seed, uint64_t index, const m3_synth_opts *o, m3_record *r,
+                   tl_err *err)
+{
+    memset(r, 0, sizeof *r);
+    m3_sample s;
+    int rc = m3_synth_draw(&s, seed, index, o, err);
+    if (rc)
+        return rc;
+    r->index = index;
+    r->hops = s.hops;
+    snprintf(r->cc, sizeof r->cc, "%s", s.cc);
+    snprintf(r->size_kind, sizeof r->size_kind, "%s", s.size_kind);
+    r->load = s.target_load, r->mean_bytes = s.mean_bytes, r->shape = s.size_shape;
+    r->sigma = s.sigma;
+    r->n_flows = s.w.n_flows, r->n_fg = s.w.n_fg;
+    rc = m3_features(&s.w, &s.p, s.cc, &r->feat, err);
+    rc = rc ? rc : m3_synth_truth(&s, r->truth, r->n_truth, err);
+    m3_sample_fini(&s);
+    return rc;
+}
+
+/* Floats with 9 significant digits read back to the same float; NaN as "nan". */
+static void put_num(FILE *f, double x)
+{
+    if (isnan(x))
+        fputs(",nan", f);
+    else
+        fprintf(f, ",%.9g", x);
+}
+
+void m3_record_write(FILE *f, const m3_record *r)
+{
+    fprintf(f, "%llu,%d,%s,%s", (unsigned long long)r->index, r->hops, r->cc, r->size_kind);
+    put_num(f, r->load), put_num(f, r->mean_bytes), put_num(f, r->shape), put_num(f, r->sigma);
+    fprintf(f, ",%llu,%llu", (unsigned long long)r->n_flows, (unsigned long long)r->n_fg);
+    for (int i = 0; i < M3_N_SHARED; i++)
+        put_num(f, r->feat.shared[i]);
+    for (int b = 0; b < M3_N_OUT; b++) {
+        fprintf(f, ",%u,%u", r->feat.n_fg[b], r->n_truth[b]);
+        for (int q = 0; q < M3_N_Q; q++)
+            put_num(f, r->feat.fs_q[b][q]);
+        for (int q = 0; q < M3_N_Q; q++)
+            put_num(f, r->truth[b][q]);
+    }
+    fputc('\n', f);
+}
+
+/* Field reader over one comma-separated line. */
+typedef struct fields {
+    char *p;
+    const char *file;
+    int line, col;
+} fields;
+
+static char *next_field(fields *fs)
+{
+    if (!fs->p)
+        return NULL;
+    char *start = fs->p, *comma = strchr(start, ',');
+    fs->col++;
+    if (comma) {
+        *comma = '\0';
+        fs->p = comma + 1;
+    } else {
+        fs->p = NULL;
+    }
+    return start;
+}
+
+static int field_num(fields *fs, double *out, tl_err *err)
+{
+    char *s = next_field(fs), *end;
+    if (!s)
+        return tl_err_at(err, TL_EPARSE, fs->file, fs->line, 0, NULL,
+                         "expected %d+ fields, found %d", fs->col + 1, fs->col - 1);
+    *out = strtod(s, &end);
+    if (end == s || *end)
+        return tl_err_at(err, TL_EPARSE, fs->file, fs->line, 0, NULL,
+                         "field %d: expected a number, found '%s'", fs->col, s);
+    return 0;
+}
+
+static int field_str(fields *fs, char *out, size_t n, tl_err *err)
+{
+    char *s = next_field(fs);
+    if (!s)
+        return tl_err_at(err, TL_EPARSE, fs->file, fs->line, 0, NULL,
+                         "expected %d+ fields, found %d", fs->col + 1, fs->col - 1);
+    snprintf(out, n, "%s", s);
+    return 0;
+}
+
+int m3_record_parse(char *line, const char *file, int lineno, m3_record *r, tl_err *err)
+{
+    memset(r, 0, sizeof *r);
+    fields fs = {line, file, lineno, 0};
+    double v;
+    int rc = field_num(&fs, &v, err);
+    r->index = (uint64_t)v;
+    rc = rc ? rc : field_num(&fs, &v, err);
+    r->hops = (int)v;
+    rc = rc ? rc : field_str(&fs, r->cc, sizeof r->cc, err);
+    rc = rc ? rc : field_str(&fs, r->size_kind, sizeof r->size_kind, err);
+    rc = rc ? rc : field_num(&fs, &r->load, err);
+    rc = rc ? rc : field_num(&fs, &r->mean_bytes, err);
+    rc = rc ? rc : field_num(&fs, &r->shape, err);
+    rc = rc ? rc : field_num(&fs, &r->sigma, err);
+    rc = rc ? rc : field_num(&fs, &v, err);
+    r->n_flows = (uint64_t)v;
+    rc = rc ? rc : field_num(&fs, &v, err);
+    r->n_fg = (uint64_t)v;
+    for (int i = 0; i < M3_N_SHARED && !rc; i++) {
+        rc = field_num(&fs, &v, err);
+        r->feat.shared[i] = (float)v;
+    }
+    for (int b = 0; b < M3_N_OUT && !rc; b++) {
+        rc = field_num(&fs, &v, err);
+        r->feat.n_fg[b] = (uint32_t)v;
+        rc = rc ? rc : field_num(&fs, &v, err);
+        r->n_truth[b] = (uint32_t)v;
+        for (int q = 0; q < M3_N_Q && !rc; q++)
+            rc = field_num(&fs, &r->feat.fs_q[b][q], err);
+        for (int q = 0; q < M3_N_Q && !rc; q++)
+            rc = field_num(&fs, &r->truth[b][q], err);
+    }
+    if (!rc && fs.p)
+        rc = tl_err_at(err, TL_EPARSE, file, lineno, 0, NULL,
+                       "more fields than a schema-%d sample has (%d)", M3_FEATURE_SCHEMA, fs.col);
+    return rc;
+}
+
+/* Complete lines already in path (after the header) into *count, dropping a
+ * torn last line; checks the header. Returns 0 or a TL_E* code. */
+static int resume_count(const char *path, const char *header, long *count, tl_err *err)
+{
+    size_t len = 0;
+    *count = 0;
+    char *text = tl_read_file(path, &len, NULL);
+    if (!text)
+        return 0; /* a new file */
+    long n = -1;
+    size_t hl = strlen(header);
+    if (len < hl + 1 || strncmp(text, header, hl) || text[hl] != '\n') {
+        char *nl = strchr(text, '\n');
+        if (nl)
+            *nl = '\0';
+        tl_err_at(err, TL_EINVAL, path, 1, 1, NULL,
+                  "these samples were made with other settings (\"%.200s\"; this run: \"%s\"): "
+                  "use another folder or the same settings",
+                  text, header);
+        free(text);
+        return TL_EINVAL;
+    }
+    size_t keep = hl + 1;
+    for (size_t i = hl + 1; i < len; i++)
+        if (text[i] == '\n')
+            n++, keep = i + 1;
+    free(text);
+    if (keep < len && truncate(path, (off_t)keep) != 0)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot drop a torn last line: %s",
+                         strerror(errno));
+    *count = n + 1;
+    return 0;
+}
+
+int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_synth_opts *o,
+                int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err)
+{
+    *n_new = 0;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "cannot create the folder: %s",
+                         strerror(errno));
+    char path[4096], header[512];
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    header_line(header, sizeof header, seed, o);
+    long have = 0;
+    int rc = resume_count(path, header, &have, err);
+    if (rc)
+        return rc;
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open for appending: %s",
+                         strerror(errno));
+    if (ftell(f) == 0)
+        fprintf(f, "%s\n", header);
+    int nt = n_threads > 0 ? n_threads : omp_get_max_threads();
+    uint32_t block = (uint32_t)(4 * nt);
+    m3_record *recs = calloc(block, sizeof *recs);
+    int *rcs = calloc(block, sizeof *rcs);
+    tl_err *errs = calloc(block, sizeof *errs);
+    rc = !recs || !rcs || !errs ? tl_err_nomem(err) : 0;
+    for (uint64_t at = (uint64_t)have; at < n_samples && !rc; at += block) {
+        uint32_t nb = (uint32_t)(n_samples - at < block ? n_samples - at : block);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+        for (uint32_t k = 0; k < nb; k++)
+            rcs[k] = m3_record_make(seed, at + k, o, &recs[k], &errs[k]);
+        for (uint32_t k = 0; k < nb && !rc; k++) {
+            if ((rc = rcs[k])) {
+                if (err)
+                    *err = errs[k];
+                break;
+            }
+            m3_record_write(f, &recs[k]);
+        }
+        /* a block is on disk before the next starts: an interruption loses
+         * at most one block */
+        if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+            rc = rc ? rc : tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s",
+                                     strerror(errno));
+        if (!rc)
+            *n_new += nb;
+        tl_progress_report(prog, "m3 samples", (double)(at + nb), (double)n_samples, "samples");
+    }
+    if (fclose(f) != 0 && !rc)
+        rc = tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
+    free(recs), free(rcs), free(errs);
+    return rc;
+}
+
+void tl_m3_gen_opts_default(tl_m3_gen_opts *o)
+{
+    m3_synth_opts so;
+    m3_synth_opts_default(&so);
+    *o = (tl_m3_gen_opts){4000, 1, so.fg_flows, so.max_flows, NULL, 0};
+}
+
+int tl_m3_gen_data(const char *dir, const tl_m3_gen_opts *o, tl_progress *prog,
+                   uint64_t *n_new, tl_err *err)
+{
+    m3_synth_opts so = {o->fg_flows, o->max_flows, o->only_cc};
+    return m3_gen_data(dir, o->seed, o->n_samples, &so, o->n_threads, prog, n_new, err);
+}

@@ -1,0 +1,303 @@
+/* Synthetic training samples (m3.txt §5.1, Tables 2 and 4): a 2-, 4- or 6-hop
+ * parking lot shaped like a fabric path (host links at both ends, faster
+ * links between switches), a foreground pair and random background pairs, a
+ * parametric size law, log-normal arrivals scaled to a target bottleneck
+ * load, and a random congestion control with random parameters. The ground
+ * truth is pktsim on the same flows. Choices that differ from m3's are in
+ * docs/m3.md "Training data". */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "m3/m3_int.h"
+#include "tailor/pktsim.h"
+#include "tailor/quantile.h"
+#include "tailor/rng.h"
+#include "tailor/sizedist.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#define HOST_BPS 10000000000ull   /* the 32-rack fabric's host links (parsimon-eval) */
+#define FABRIC_BPS 40000000000ull /* and its switch-to-switch links */
+#define DELAY_PS 1000000          /* 1 us per link */
+#define SIDE_HOSTS 8              /* hosts beside each switch (a rack's worth) */
+#define MAX_PAIRS 28              /* 7 positions: 6 hops */
+
+void m3_synth_opts_default(m3_synth_opts *o)
+{
+    o->fg_flows = 1000;
+    o->max_flows = 30000;
+    o->only_cc = NULL;
+}
+
+void m3_sample_fini(m3_sample *s)
+{
+    tl_params_fini(&s->p);
+    m3_pathwl_fini(&s->w);
+}
+
+static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
+static double log_uni(tl_rng *r, double a, double b) { return exp(uni(r, log(a), log(b))); }
+
+/* Network configuration (Table 4), widened to contain this tool's defaults
+ * (3 KB/Gb/s marking, 3 MiB buffers, HPCC's 50 Mb/s AI, TIMELY's 500 us
+ * T_high), which the evaluation scenarios use. */
+static int draw_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err)
+{
+    static const char *const ccs[4] = {"dctcp-rate", "dcqcn", "hpcc", "timely"};
+    const char *cc = o->only_cc ? o->only_cc : ccs[tl_rng_below(r, 4)];
+    snprintf(s->cc, sizeof s->cc, "%s", cc);
+    tl_params *p = &s->p;
+    const char *preset = tl_params_cc_default_preset(cc);
+    int rc = preset ? tl_params_apply_preset(p, preset, err) : 0;
+    rc = rc ? rc : tl_params_set(p, "switch.buffer_bytes", round(log_uni(r, 200e3, 4e6)), err);
+    if (!rc && strcmp(cc, "dcqcn")) /* DCQCN stays lossless (as in m3's data) */
+        rc = tl_params_set(p, "switch.pfc", (double)tl_rng_below(r, 2), err);
+    if (rc)
+        return rc;
+    if (!strcmp(cc, "dctcp-rate") || !strcmp(cc, "dctcp")) {
+        double k = round(uni(r, 500, 4000));
+        rc = tl_params_set(p, "switch.kmin_bytes_per_gbps", k, err);
+        rc = rc ? rc : tl_params_set(p, "switch.kmax_bytes_per_gbps", k, err);
+        rc = rc ? rc : tl_params_set(p, "dctcp_rate.window_bytes", round(uni(r, 5e3, 30e3)), err);
+    } else if (!strcmp(cc, "dcqcn")) {
+        double kmin = round(uni(r, 2000, 5000)), kmax = round(uni(r, 5000, 20000));
+        rc = tl_params_set(p, "switch.kmin_bytes_per_gbps", kmin, err);
+        rc = rc ? rc : tl_params_set(p, "switch.kmax_bytes_per_gbps", fmax(kmax, kmin), err);
+    } else if (!strcmp(cc, "hpcc")) {
+        rc = tl_params_set(p, "hpcc.eta", uni(r, 0.70, 0.95), err);
+        rc = rc ? rc : tl_params_set(p, "hpcc.ai_bps", round(log_uni(r, 50e6, 1e9)), err);
+    } else if (!strcmp(cc, "timely")) {
+        rc = tl_params_set(p, "timely.t_low_ps", round(uni(r, 40e6, 60e6)), err);
+        rc = rc ? rc : tl_params_set(p, "timely.t_high_ps", round(uni(r, 100e6, 500e6)), err);
+    }
+    return rc;
+}
+
+/* Size law (Table 2): Pareto, exponential, Gaussian or log-normal, mean 5-50 KB. */
+static int draw_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, tl_err *err)
+{
+    static const tl_size_kind kinds[4] = {TL_SIZE_PARETO, TL_SIZE_EXP, TL_SIZE_GAUSSIAN,
+                                          TL_SIZE_LOGNORMAL};
+    static const char *const names[4] = {"pareto", "exponential", "gaussian", "lognormal"};
+    int k = (int)tl_rng_below(r, 4);
+    s->mean_bytes = log_uni(r, 5e3, 50e3);
+    s->size_shape = k == 0 ? uni(r, 1.05, 2.0) : k == 2 ? s->mean_bytes * uni(r, 0.3, 1.0)
+                    : k == 3 ? uni(r, 1.0, 2.5)
+                             : 0;
+    snprintf(s->size_kind, sizeof s->size_kind, "%s", names[k]);
+    return tl_sizedist_param(d, kinds[k], s->mean_bytes, s->size_shape, err);
+}
+
+int m3_synth_draw(m3_sample *s, uint64_t seed, uint64_t index, const m3_synth_opts *o,
+                  tl_err *err)
+{
+    memset(s, 0, sizeof *s);
+    s->index = index;
+    tl_rng r;
+    tl_rng_init(&r, seed, "m3-synth", index);
+    static const int hop_choices[3] = {2, 4, 6};
+    int h = hop_choices[tl_rng_below(&r, 3)];
+    s->hops = h;
+    tl_sizedist sd = {0};
+    int rc = tl_params_init(&s->p, err);
+    rc = rc ? rc : draw_config(s, &r, o, err);
+    rc = rc ? rc : draw_sizes(s, &r, &sd, err);
+    rc = rc ? rc : m3_pathwl_init(&s->w, h, 1, err);
+    if (rc)
+        goto fail;
+    for (int l = 0; l < h; l++)
+        s->w.link[l] = (tl_fs_link){l == 0 || l == h - 1 ? HOST_BPS : FABRIC_BPS, DELAY_PS};
+
+    /* Pairs (i < j) of positions 0..h; pair 0 is the foreground (0, h).
+     * Weights as m3's generator: 1 for the foreground, u p / ntc for the
+     * others with p from {ntc, 10, 20, 50, 100}. */
+    int pi[MAX_PAIRS], pj[MAX_PAIRS], n_all = 0;
+    for (int i = 0; i < h; i++)
+        for (int j = i + 1; j <= h; j++)
+            if (i != 0 || j != h)
+                pi[n_all] = i, pj[n_all++] = j;
+    int ntc = 2 + (int)tl_rng_below(&r, (uint64_t)(n_all + 1) - 1); /* 2 .. all pairs */
+    static const double pchoice[5] = {0, 10, 20, 50, 100};
+    double pw = pchoice[tl_rng_below(&r, 5)];
+    if (pw == 0)
+        pw = ntc;
+    int ci[MAX_PAIRS], cj[MAX_PAIRS];
+    double wt[MAX_PAIRS], wsum = 1;
+    ci[0] = 0, cj[0] = h, wt[0] = 1;
+    for (int k = 1; k < ntc; k++) { /* a partial Fisher-Yates draw without replacement */
+        int m = k - 1 + (int)tl_rng_below(&r, (uint64_t)(n_all - (k - 1)));
+        int ti = pi[m], tj = pj[m];
+        pi[m] = pi[k - 1], pj[m] = pj[k - 1];
+        pi[k - 1] = ti, pj[k - 1] = tj;
+        ci[k] = ti, cj[k] = tj;
+        wt[k] = tl_rng_uniform_pos(&r) * pw / ntc;
+        wsum += wt[k];
+    }
+
+    /* Arrivals: one log-normal process scaled so the busiest link carries
+     * the target load of its capacity. */
+    s->target_load = uni(&r, 0.2, 0.8);
+    s->sigma = uni(&r, 1.0, 2.0);
+    uint32_t mtu = (uint32_t)tl_params_get(&s->p, "nic.mtu_bytes");
+    uint32_t hdr = (uint32_t)tl_params_get(&s->p, "nic.header_bytes");
+    double wire = s->mean_bytes * (1 + (double)hdr / mtu) + hdr / 2.0; /* per flow, expected */
+    double rate = INFINITY; /* flows per second */
+    for (int l = 0; l < h; l++) {
+        double share = 0;
+        for (int k = 0; k < ntc; k++)
+            if (ci[k] <= l && cj[k] > l)
+                share += wt[k] / wsum;
+        if (share > 0)
+            rate = fmin(rate, s->target_load * (double)s->w.link[l].rate_bps / (8 * wire * share));
+    }
+    double fg_share = 1 / wsum;
+    uint64_t n = (uint64_t)ceil(o->fg_flows / fg_share);
+    if (n > o->max_flows)
+        n = o->max_flows;
+    if (n < o->fg_flows)
+        n = o->fg_flows;
+
+    gsl_rng gr;
+    tl_rng_gsl(&gr, &r);
+    double t_s = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        double u = tl_rng_uniform(&r) * wsum;
+        int k = 0;
+        while (k < ntc - 1 && u >= wt[k])
+            u -= wt[k++];
+        tl_fs_path_flow f = {.size_bytes = tl_sizedist_sample(&sd, &r),
+                             .start_ps = (int64_t)llround(t_s * 1e12),
+                             .first = (uint16_t)ci[k],
+                             .last = (uint16_t)(cj[k] - 1)};
+        uint16_t sk = 0, dk = 0;
+        if (ci[k] > 0) {
+            f.src = (tl_fs_link){HOST_BPS, DELAY_PS};
+            sk = (uint16_t)tl_rng_below(&r, SIDE_HOSTS);
+        }
+        if (cj[k] < h) {
+            f.dst = (tl_fs_link){HOST_BPS, DELAY_PS};
+            dk = (uint16_t)tl_rng_below(&r, SIDE_HOSTS);
+        }
+        if ((rc = m3_pathwl_add(&s->w, &f, k == 0, sk, dk, err)))
+            goto fail;
+        /* mean-1 log-normal gap times the mean gap */
+        t_s += gsl_ran_lognormal(&gr, -0.5 * s->sigma * s->sigma, s->sigma) / rate;
+    }
+    if ((rc = m3_pathwl_sort(&s->w, err)))
+        goto fail;
+    tl_sizedist_fini(&sd);
+    return 0;
+fail:
+    tl_sizedist_fini(&sd);
+    m3_sample_fini(s);
+    return rc;
+}
+
+/* ---- ground truth ---- */
+
+/* Node ids: 0 the foreground source host, 1..h-1 the switches, h the
+ * foreground destination host, then SIDE_HOSTS hosts beside each switch. */
+static uint32_t side_host(int h, int sw, uint16_t key)
+{
+    return (uint32_t)(h + 1 + (sw - 1) * SIDE_HOSTS + key);
+}
+
+static tl_topo *build_topo(const m3_pathwl *w, tl_err *err)
+{
+    int h = w->n_links;
+    tl_topo *t = tl_topo_create(err);
+    if (!t)
+        return NULL;
+    for (int v = 0; v <= h; v++)
+        if (tl_topo_add_node(t, v == 0 || v == h ? TL_NODE_HOST : TL_NODE_SWITCH,
+                             v == 0 || v == h ? 0 : TL_TIER_AUTO, -1, -1, 0, err) < 0)
+            goto fail;
+    for (int k = 0; k < (h - 1) * SIDE_HOSTS; k++)
+        if (tl_topo_add_node(t, TL_NODE_HOST, 0, -1, -1, 0, err) < 0)
+            goto fail;
+    for (int l = 0; l < h; l++)
+        if (tl_topo_add_link(t, (uint32_t)l, (uint32_t)l + 1, w->link[l].rate_bps,
+                             w->link[l].delay_ps, err) < 0)
+            goto fail;
+    for (int sw = 1; sw < h; sw++)
+        for (uint16_t k = 0; k < SIDE_HOSTS; k++)
+            if (tl_topo_add_link(t, side_host(h, sw, k), (uint32_t)sw, HOST_BPS, DELAY_PS, err) <
+                0)
+                goto fail;
+    if (tl_topo_finish(t, err))
+        goto fail;
+    return t;
+fail:
+    tl_topo_destroy(t);
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t n_out[M3_N_OUT],
+                   tl_err *err)
+{
+    const m3_pathwl *w = &s->w;
+    int h = w->n_links;
+    tl_flows f;
+    tl_flows_init(&f);
+    tl_topo *t = build_topo(w, err);
+    tl_routes *r = NULL;
+    tl_pktsim *sim = NULL;
+    double *sd = malloc((w->n_flows + 1) * sizeof *sd);
+    int rc = 0;
+    if (!t || !sd || (rc = tl_flows_add_class(&f, "synthetic", err)) ||
+        (rc = tl_flows_reserve(&f, w->n_flows, err))) {
+        rc = rc ? rc : err && err->code ? err->code : TL_ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < w->n_flows; i++) {
+        const tl_fs_path_flow *pf = &w->flow[i];
+        int a = pf->first, b = pf->last + 1;
+        f.v[i] = (tl_flow){.id = i,
+                           .size_bytes = pf->size_bytes,
+                           .start_ps = pf->start_ps,
+                           .src = a == 0 ? 0 : side_host(h, a, w->src_key[i]),
+                           .dst = b == h ? (uint32_t)h : side_host(h, b, w->dst_key[i])};
+    }
+    f.n = w->n_flows;
+    uint64_t seed = tl_mix64(s->index + 1);
+    if (!(r = tl_routes_create(t, seed, err)) ||
+        !(sim = tl_pktsim_create(t, r, &f, &s->p, s->cc, seed, err))) {
+        rc = err && err->code ? err->code : TL_ENOMEM;
+        goto done;
+    }
+    if ((rc = tl_pktsim_run(sim, 0, NULL, err)))
+        goto done;
+    const tl_flow_result *res = tl_pktsim_results(sim);
+    for (int b = 0; b < M3_N_OUT; b++) {
+        size_t m = 0;
+        for (size_t i = 0; i < w->n_flows; i++) {
+            if (!w->is_fg[i] || tl_bucket_of(w->flow[i].size_bytes) != b)
+                continue;
+            if (res[i].fct_ps < 0) {
+                rc = tl_err_set(err, TL_EINVAL, "sample %llu: foreground flow %zu did not finish",
+                                (unsigned long long)s->index, i);
+                goto done;
+            }
+            sd[m++] = tl_slowdown(res[i].fct_ps, res[i].ideal_ps);
+        }
+        qsort(sd, m, sizeof *sd, cmp_double);
+        n_out[b] = (uint32_t)m;
+        for (int q = 0; q < M3_N_Q; q++)
+            truth[b][q] = m ? tl_quantile_sorted(sd, m, m3_q[q]) : NAN;
+    }
+done:
+    tl_pktsim_destroy(sim);
+    tl_routes_destroy(r);
+    tl_topo_destroy(t);
+    tl_flows_fini(&f);
+    free(sd);
+    return rc;
+}

@@ -1,0 +1,234 @@
+/* Training m3's model from DIR/samples.csv (m3.txt §3.4, §5.1): every
+ * (sample, bucket, quantile) with enough foreground flows becomes one row
+ * whose label is log(truth / flowsim); 10% of the samples, chosen by a hash
+ * of their index, are held out; the log reports the held-out p99 error per
+ * bucket next to flowsim's own. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "m3/m3_int.h"
+#include "m3/model.h"
+#include "tailor/fileio.h"
+#include "tailor/m3.h"
+#include "tailor/rng.h"
+#include "tailor/time.h"
+
+static int is_valid_sample(uint64_t index) { return tl_mix64(index ^ 0x6d33u) % 10 == 0; }
+
+static int usable(const m3_record *r, int b, int q)
+{
+    double fs = r->feat.fs_q[b][q], t = r->truth[b][q];
+    return r->n_truth[b] >= M3_MIN_TRUTH && fs > 0 && isfinite(fs) && t > 0 && isfinite(t);
+}
+
+/* Reads every record of path into *out (caller frees). */
+static int read_records(const char *path, m3_record **out, size_t *n, char *header, size_t hn,
+                        tl_err *err)
+{
+    *out = NULL, *n = 0;
+    tl_lines lr;
+    int rc = tl_lines_open(&lr, path, err);
+    if (rc)
+        return rc;
+    size_t cap = 1024;
+    m3_record *v = malloc(cap * sizeof *v);
+    if (!v) {
+        tl_lines_close(&lr);
+        return tl_err_nomem(err);
+    }
+    char *line;
+    char want[64];
+    snprintf(want, sizeof want, "# tailor m3 samples: schema %d,", M3_FEATURE_SCHEMA);
+    while ((line = tl_lines_next(&lr))) {
+        if (lr.line == 1) {
+            if (strncmp(line, want, strlen(want))) {
+                rc = tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
+                               "expected a header \"%s ...\" (samples of feature schema %d), "
+                               "found \"%.120s\": re-run `tailor m3 gen-data`",
+                               want, M3_FEATURE_SCHEMA, line);
+                break;
+            }
+            snprintf(header, hn, "%s", line);
+            continue;
+        }
+        if (*n == cap) {
+            m3_record *nv = realloc(v, 2 * cap * sizeof *nv);
+            if (!nv) {
+                rc = tl_err_nomem(err);
+                break;
+            }
+            v = nv, cap *= 2;
+        }
+        if ((rc = m3_record_parse(line, path, lr.line, &v[*n], err)))
+            break;
+        (*n)++;
+    }
+    if (!rc && lr.line < 1)
+        rc = tl_err_at(err, TL_EPARSE, path, 0, 0, NULL, "empty file: no header, no samples");
+    tl_lines_close(&lr);
+    if (rc) {
+        free(v);
+        *n = 0;
+        return rc;
+    }
+    *out = v;
+    return 0;
+}
+
+static int add_rows(m3_dataset *d, const m3_record *r, tl_err *err)
+{
+    float row[M3_N_FEATURES];
+    for (int b = 0; b < M3_N_OUT; b++)
+        for (int q = 0; q < M3_N_Q; q++) {
+            if (!usable(r, b, q))
+                continue;
+            m3_feat_row(&r->feat, b, q, row);
+            int rc = m3_dataset_append(d, row, m3_label(r->truth[b][q], r->feat.fs_q[b][q]), err);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Held-out errors per bucket at p99 and over all quantiles, model vs flowsim. */
+static int report(FILE *log, const m3_model *m, const m3_record *v, size_t n, int n_threads,
+                  tl_err *err)
+{
+    int q99 = 0;
+    while (m3_q[q99] < 0.99)
+        q99++;
+    fprintf(log, "\nheld-out samples: |relative error| of the p99 slowdown per output bucket\n");
+    fprintf(log, "  %-8s %7s %22s %22s %14s %14s\n", "bucket", "samples", "model p99 mean/median",
+            "flowsim p99 mean/med", "model all-q", "flowsim all-q");
+    double *em = malloc((n + 1) * sizeof *em), *ef = malloc((n + 1) * sizeof *ef);
+    if (!em || !ef) {
+        free(em), free(ef);
+        return tl_err_nomem(err);
+    }
+    float row[M3_N_FEATURES], y[M3_N_Q];
+    int rc = 0;
+    for (int b = 0; b < M3_N_OUT && !rc; b++) {
+        size_t k = 0;
+        double am = 0, af = 0, na = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            const m3_record *r = &v[i];
+            if (!is_valid_sample(r->index) || !usable(r, b, q99))
+                continue;
+            float x[M3_N_Q * M3_N_FEATURES];
+            for (int q = 0; q < M3_N_Q; q++) {
+                m3_feat_row(&r->feat, b, q, row);
+                memcpy(x + q * M3_N_FEATURES, row, sizeof row);
+            }
+            if ((rc = m3_model_predict(m, x, M3_N_Q, n_threads, y, err)))
+                break;
+            for (int q = 0; q < M3_N_Q; q++) {
+                if (!usable(r, b, q))
+                    continue;
+                double t = r->truth[b][q], fs = r->feat.fs_q[b][q];
+                am += fabs(fs * exp(y[q]) / t - 1);
+                af += fabs(fs / t - 1);
+                na++;
+            }
+            double t = r->truth[b][q99], fs = r->feat.fs_q[b][q99];
+            em[k] = fabs(fs * exp(y[q99]) / t - 1);
+            ef[k++] = fabs(fs / t - 1);
+        }
+        double sm = 0, sf = 0;
+        for (size_t i = 0; i < k; i++)
+            sm += em[i], sf += ef[i];
+        qsort(em, k, sizeof *em, cmp_double);
+        qsort(ef, k, sizeof *ef, cmp_double);
+        fprintf(log, "  %-8s %7zu %10.1f%% / %6.1f%% %10.1f%% / %6.1f%% %13.1f%% %13.1f%%\n",
+                tl_bucket_names[b], k, k ? 100 * sm / k : NAN,
+                k ? 100 * em[k / 2] : NAN, k ? 100 * sf / k : NAN, k ? 100 * ef[k / 2] : NAN,
+                na ? 100 * am / na : NAN, na ? 100 * af / na : NAN);
+    }
+    free(em), free(ef);
+    return rc;
+}
+
+int m3_train_dir(const char *dir, const char *model_path, const m3_train_opts *o, tl_err *err)
+{
+    char path[4096], log_path[4200], header[512] = "";
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    snprintf(log_path, sizeof log_path, "%s.log", model_path);
+    m3_record *v = NULL;
+    size_t n = 0;
+    int rc = read_records(path, &v, &n, header, sizeof header, err);
+    if (rc)
+        return rc;
+    m3_dataset tr, va;
+    memset(&tr, 0, sizeof tr), memset(&va, 0, sizeof va);
+    rc = m3_dataset_init(&tr, M3_N_FEATURES, err);
+    rc = rc ? rc : m3_dataset_init(&va, M3_N_FEATURES, err);
+    size_t n_valid = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        n_valid += is_valid_sample(v[i].index);
+        rc = add_rows(is_valid_sample(v[i].index) ? &va : &tr, &v[i], err);
+    }
+    if (!rc && (!tr.n_rows || !va.n_rows))
+        rc = tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
+                       "%zu samples give %zu training and %zu held-out rows; both must be > 0 "
+                       "(make more samples)", n, tr.n_rows, va.n_rows);
+    tl_afile af;
+    FILE *log = NULL;
+    m3_model *m = NULL;
+    if (!rc && !(log = tl_afile_open(&af, log_path, err)))
+        rc = err->code;
+    if (!rc) {
+        fprintf(log, "m3 model training log (tailor m3 train)\n%s\n", header + 2);
+        fprintf(log, "samples %zu (held out %zu), rows %zu training, %zu held out, %d features "
+                "(schema %d)\n", n, n_valid, tr.n_rows, va.n_rows, M3_N_FEATURES,
+                M3_FEATURE_SCHEMA);
+        fprintf(log, "xgboost: %u trees, depth %u, eta %g, subsample %g, colsample %g, "
+                "min_child_weight %g, seed %llu\n\n", o->n_trees, o->max_depth, o->eta,
+                o->subsample, o->colsample, o->min_child_weight, (unsigned long long)o->seed);
+        double t0 = tl_wall_s();
+        if (!(m = m3_model_train(&tr, &va, o, log, err)))
+            rc = err->code;
+        else
+            fprintf(log, "training time %.1f s\n", tl_wall_s() - t0);
+    }
+    rc = rc ? rc : report(log, m, v, n, o->n_threads, err);
+    if (!rc) {
+        char meta[1024];
+        snprintf(meta, sizeof meta,
+                 "{\"samples\": %zu, \"train_rows\": %zu, \"valid_rows\": %zu, \"trees\": %u, "
+                 "\"depth\": %u, \"eta\": %g, \"data\": \"%s\"}",
+                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, header + 2);
+        rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
+    }
+    if (log) {
+        if (rc)
+            tl_afile_abort(&af);
+        else
+            rc = tl_afile_commit(&af, err);
+    }
+    m3_model_destroy(m);
+    m3_dataset_fini(&tr), m3_dataset_fini(&va);
+    free(v);
+    return rc;
+}
+
+void tl_m3_train_opts_default(tl_m3_train_opts *o)
+{
+    m3_train_opts d;
+    m3_train_opts_default(&d);
+    *o = (tl_m3_train_opts){d.n_trees, d.max_depth, d.eta, d.seed, d.n_threads};
+}
+
+int tl_m3_train(const char *dir, const char *model_path, const tl_m3_train_opts *o, tl_err *err)
+{
+    m3_train_opts d;
+    m3_train_opts_default(&d);
+    d.n_trees = o->n_trees, d.max_depth = o->max_depth, d.eta = o->eta, d.seed = o->seed;
+    d.n_threads = o->n_threads;
+    return m3_train_dir(dir, model_path, &d, err);
+}

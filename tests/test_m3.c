@@ -1,0 +1,331 @@
+/* m3 engine: path grouping and sampling, path workloads against a recount
+ * from the routes, the network-wide mixture by hand, features, synthetic
+ * samples (determinism, an idle path's truth), resumable training data, and
+ * determinism of the engine over thread counts. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "m3/m3_int.h"
+#include "tailor/fileio.h"
+#include "tailor/m3.h"
+#include "tailor/world.h"
+#include "testutil.h"
+
+#define FABRIC                                                                                     \
+    "{\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": 16, \"hosts_per_rack\": 8, "           \
+    "\"planes\": 2, \"oversubscription\": 2}"
+#define WORLD(n)                                                                                   \
+    "{\"topology\": " FABRIC ", \"workload\": {\"flows\": " #n ", \"classes\": "                   \
+    "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "                  \
+    "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, \"load\": "      \
+    "{\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": \"dctcp-rate\"}}"
+
+/* Flows with the same channel sequence share a path id, others do not;
+ * n_fg counts them; draws add up to k and follow the flow counts. */
+static void paths_and_sampling(void **state)
+{
+    (void)state;
+    tl_world w;
+    tu_world_make(&w, WORLD(5000));
+    m3_paths g;
+    assert_int_equal(m3_paths_build(&g, w.routes, &w.flows, NULL), 0);
+    const tl_flow_paths *fp = &g.fp;
+    uint64_t sum = 0;
+    for (uint32_t p = 0; p < g.n_paths; p++)
+        sum += g.n_fg[p];
+    assert_int_equal(sum, w.flows.n);
+    for (size_t i = 0; i < w.flows.n; i += 7)
+        for (size_t j = i + 1; j < w.flows.n; j += 97) {
+            uint32_t li = fp->path_off[i + 1] - fp->path_off[i];
+            uint32_t lj = fp->path_off[j + 1] - fp->path_off[j];
+            int same = li == lj && !memcmp(fp->path + fp->path_off[i], fp->path + fp->path_off[j],
+                                           li * sizeof(uint32_t));
+            assert_int_equal(same, g.path_of[i] == g.path_of[j]);
+        }
+    /* 200,000 draws: each path's share within 5 sigma of its flow share */
+    uint32_t *ids, *draws, n_u;
+    const uint32_t k = 200000;
+    assert_int_equal(m3_paths_sample(&g, k, 7, &ids, &draws, &n_u, NULL), 0);
+    uint64_t dsum = 0;
+    for (uint32_t u = 0; u < n_u; u++) {
+        dsum += draws[u];
+        if (u)
+            assert_true(ids[u] > ids[u - 1]);
+        double pr = (double)g.n_fg[ids[u]] / (double)w.flows.n;
+        double sd = sqrt(k * pr * (1 - pr));
+        assert_true(fabs(draws[u] - k * pr) <= 5 * sd + 1);
+    }
+    assert_int_equal(dsum, k);
+    free(ids), free(draws);
+    m3_paths_fini(&g);
+    tl_world_fini(&w);
+}
+
+/* A drawn path's workload, recounted from the routes: every flow that
+ * crosses one of its channels contributes one segment per stretch it
+ * follows the path; foreground flows cover the path with no access links;
+ * a segment's access rate is the slowest of the flow's own hops outside it. */
+static void path_workload_recount(void **state)
+{
+    (void)state;
+    tl_world w;
+    tu_world_make(&w, WORLD(5000));
+    m3_paths g;
+    assert_int_equal(m3_paths_build(&g, w.routes, &w.flows, NULL), 0);
+    uint32_t *mark = calloc(w.flows.n, sizeof *mark);
+    const tl_flow_paths *fp = &g.fp;
+    for (uint32_t pid = 0; pid < g.n_paths; pid += g.n_paths / 17 + 1) {
+        m3_pathwl pw;
+        assert_int_equal(m3_paths_workload(&g, w.topo, &w.flows, pid, mark, pid + 1, &pw, NULL), 0);
+        const uint32_t *pc = fp->path + fp->path_off[g.rep[pid]];
+        int np = (int)(fp->path_off[g.rep[pid] + 1] - fp->path_off[g.rep[pid]]);
+        assert_int_equal(pw.n_links, np);
+        size_t want = 0, want_fg = 0;
+        for (size_t i = 0; i < w.flows.n; i++) {
+            const uint32_t *c = fp->path + fp->path_off[i];
+            int h = (int)(fp->path_off[i + 1] - fp->path_off[i]);
+            int prev = -2;
+            for (int k = 0; k < h; k++) {
+                int pos = -1;
+                for (int q = 0; q < np; q++)
+                    if (pc[q] == c[k])
+                        pos = q;
+                if (pos >= 0 && pos != prev + 1)
+                    want++; /* a new stretch */
+                prev = pos >= 0 ? pos : -2;
+            }
+            want_fg += g.path_of[i] == pid;
+        }
+        assert_int_equal(pw.n_flows, want);
+        assert_int_equal(pw.n_fg, want_fg);
+        assert_int_equal(want_fg, g.n_fg[pid]);
+        for (size_t i = 0; i < pw.n_flows; i++) {
+            const tl_fs_path_flow *f = &pw.flow[i];
+            if (i)
+                assert_true(f->start_ps >= pw.flow[i - 1].start_ps);
+            if (pw.is_fg[i]) {
+                assert_true(f->first == 0 && f->last == np - 1);
+                assert_true(f->src.rate_bps == 0 && f->dst.rate_bps == 0);
+            } else {
+                assert_false(f->first == 0 && f->last == np - 1);
+                /* a segment that starts mid-path came from somewhere */
+                assert_int_equal(f->first > 0, f->src.rate_bps > 0);
+                assert_int_equal(f->last < np - 1, f->dst.rate_bps > 0);
+                if (f->src.rate_bps)
+                    assert_true(f->src.delay_ps >= 1000000); /* >= one 1 us hop */
+            }
+        }
+        m3_pathwl_fini(&pw);
+    }
+    free(mark);
+    m3_paths_fini(&g);
+    tl_world_fini(&w);
+}
+
+/* Two point masses, at 1 (weight 1) and 2 (weight 3): mean 1.75, every
+ * reported percentile (>= 0.5) at 2. A uniform [1, 2] quantile function:
+ * median 1.5, p90 1.9. */
+static void mixture_by_hand(void **state)
+{
+    (void)state;
+    m3_comp c[2];
+    c[0].w = 1, c[1].w = 3;
+    for (int q = 0; q < M3_N_Q; q++)
+        c[0].q[q] = 1, c[1].q[q] = 2;
+    double mean, p[TL_N_PCTS];
+    m3_mixture(c, 2, &mean, p);
+    assert_true(fabs(mean - 1.75) < 1e-9);
+    for (int i = 0; i < TL_N_PCTS; i++)
+        assert_true(fabs(p[i] - 2) < 1e-9);
+    m3_comp u = {.w = 1};
+    for (int q = 0; q < M3_N_Q; q++)
+        u.q[q] = 1 + m3_q[q];
+    m3_mixture(&u, 1, &mean, p);
+    assert_true(fabs(p[0] - 1.5) < 1e-9);
+    assert_true(fabs(p[1] - 1.9) < 1e-9);
+    assert_true(fabs(p[2] - 1.99) < 1e-9);
+    assert_true(fabs(mean - 1.5) < 0.002); /* the extrapolated top 0.1% adds < 0.001 */
+    m3_mixture(c, 0, &mean, p);
+    assert_true(isnan(mean) && isnan(p[0]));
+}
+
+/* The same (seed, index) gives the same sample; another index another one;
+ * features see the sample's configuration and count its foreground flows. */
+static void synthetic_samples(void **state)
+{
+    (void)state;
+    m3_synth_opts o;
+    m3_synth_opts_default(&o);
+    o.fg_flows = 200, o.max_flows = 3000;
+    m3_sample a, b, c;
+    assert_int_equal(m3_synth_draw(&a, 5, 3, &o, NULL), 0);
+    assert_int_equal(m3_synth_draw(&b, 5, 3, &o, NULL), 0);
+    assert_int_equal(m3_synth_draw(&c, 5, 4, &o, NULL), 0);
+    assert_int_equal(a.w.n_flows, b.w.n_flows);
+    assert_memory_equal(a.w.flow, b.w.flow, a.w.n_flows * sizeof *a.w.flow);
+    assert_false(a.w.n_flows == c.w.n_flows &&
+                 !memcmp(a.w.flow, c.w.flow, a.w.n_flows * sizeof *a.w.flow));
+    assert_true(a.w.n_fg > 0 && a.w.n_flows <= 3000);
+    /* about 200 foreground flows (a binomial draw), unless the flow cap stopped it */
+    assert_true(a.w.n_fg >= 140 || a.w.n_flows == 3000);
+    assert_true(a.hops == 2 || a.hops == 4 || a.hops == 6);
+    m3_feat ft;
+    assert_int_equal(m3_features(&a.w, &a.p, a.cc, &ft, NULL), 0);
+    uint32_t nfg = 0;
+    for (int k = 0; k < M3_N_OUT; k++)
+        nfg += ft.n_fg[k];
+    assert_int_equal(nfg, a.w.n_fg);
+    assert_true(ft.shared[0] == (float)a.hops);
+    int one_hot = 0;
+    for (int k = 8; k <= 12; k++)
+        one_hot += ft.shared[k] == 1.0f;
+    assert_int_equal(one_hot, 1);
+    m3_sample_fini(&a), m3_sample_fini(&b), m3_sample_fini(&c);
+}
+
+/* Foreground flows far apart on an otherwise empty path: pktsim's truth
+ * and flowsim both say slowdown 1. */
+static void idle_path_truth(void **state)
+{
+    (void)state;
+    m3_sample s;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(tl_params_init(&s.p, NULL), 0);
+    snprintf(s.cc, sizeof s.cc, "dctcp-rate");
+    assert_int_equal(m3_pathwl_init(&s.w, 4, 1, NULL), 0);
+    for (int l = 0; l < 4; l++)
+        s.w.link[l] = (tl_fs_link){l == 0 || l == 3 ? 10000000000ull : 40000000000ull, 1000000};
+    for (int i = 0; i < 200; i++) {
+        tl_fs_path_flow f = {.size_bytes = (uint64_t)(100 + 397 * i), .start_ps = i * 100000000ll,
+                             .first = 0, .last = 3};
+        assert_int_equal(m3_pathwl_add(&s.w, &f, 1, 0, 0, NULL), 0);
+    }
+    double truth[M3_N_OUT][M3_N_Q];
+    uint32_t n[M3_N_OUT];
+    assert_int_equal(m3_synth_truth(&s, truth, n, NULL), 0);
+    m3_feat ft;
+    assert_int_equal(m3_features(&s.w, &s.p, s.cc, &ft, NULL), 0);
+    for (int b = 0; b < M3_N_OUT; b++) {
+        assert_int_equal(n[b], ft.n_fg[b]);
+        for (int q = 0; q < M3_N_Q && n[b]; q++) {
+            assert_true(fabs(truth[b][q] - 1) < 1e-3);
+            assert_true(fabs(ft.fs_q[b][q] - 1) < 1e-3);
+        }
+    }
+    m3_sample_fini(&s);
+}
+
+/* Three samples then six (resumed) equal six at once, and a torn last line
+ * is dropped and remade; other settings in the same folder are refused. */
+static void resumable_samples(void **state)
+{
+    (void)state;
+    char *d1 = tu_temp_path(""), *d2 = tu_temp_path("");
+    tl_m3_gen_opts o;
+    tl_m3_gen_opts_default(&o);
+    o.fg_flows = 100, o.max_flows = 1500, o.n_threads = 2;
+    uint64_t n_new;
+    o.n_samples = 6;
+    assert_int_equal(tl_m3_gen_data(d1, &o, NULL, &n_new, NULL), 0);
+    assert_int_equal(n_new, 6);
+    o.n_samples = 3;
+    assert_int_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, NULL), 0);
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/samples.csv", d1);
+    snprintf(p2, sizeof p2, "%s/samples.csv", d2);
+    FILE *f = fopen(p2, "a"); /* an interrupted write */
+    fputs("3,4,dcqcn,pare", f);
+    fclose(f);
+    o.n_samples = 6;
+    o.n_threads = 1;
+    assert_int_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, NULL), 0);
+    assert_int_equal(n_new, 3);
+    size_t l1, l2;
+    char *a = tu_read_file(p1, &l1), *b = tu_read_file(p2, &l2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(a, b, l1);
+    free(a), free(b);
+    tl_err err;
+    o.seed = 99;
+    assert_int_not_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, &err), 0);
+    tu_check_err("other settings", &err, TL_EINVAL, "samples.csv", "other settings");
+    unlink(p1), unlink(p2), rmdir(d1), rmdir(d2);
+    free(d1), free(d2);
+}
+
+static int summary_equal(const tl_summary *a, const tl_summary *b)
+{
+    return !memcmp(a->all, b->all, sizeof a->all);
+}
+
+/* flowsim-only m3 (no model file needed): the same summary on 1 and 2
+ * threads; its counts are the workload's own; a repredict under a knob
+ * flowsim ignores keeps the uncorrected estimate. */
+static void engine_determinism(void **state)
+{
+    (void)state;
+    tl_world w;
+    tu_world_make(&w, WORLD(4000));
+    tl_m3_opts o;
+    tl_m3_opts_default(&o);
+    o.is_no_model = 1;
+    o.n_paths = 60;
+    tl_summary s[2];
+    for (int t = 0; t < 2; t++) {
+        o.n_threads = t + 1;
+        tl_m3 *m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, 3, &o, NULL);
+        assert_non_null(m);
+        assert_int_equal(tl_m3_run(m, NULL, NULL), 0);
+        assert_int_equal(tl_m3_summary(m, &s[t], NULL), 0);
+        if (t == 1) {
+            tl_params p2;
+            assert_int_equal(tl_params_copy(&p2, &w.sc.params, NULL), 0);
+            assert_int_equal(tl_params_set(&p2, "switch.kmin_bytes_per_gbps", 500, NULL), 0);
+            assert_int_equal(tl_m3_repredict(m, &p2, w.sc.cc, NULL), 0);
+            tl_summary s3;
+            assert_int_equal(tl_m3_summary(m, &s3, NULL), 0);
+            assert_true(summary_equal(&s[1], &s3));
+            tl_m3_destroy(m);
+            tl_params_fini(&p2);
+        } else {
+            tl_m3_destroy(m);
+        }
+    }
+    assert_true(summary_equal(&s[0], &s[1]));
+    assert_int_equal(s[0].all[TL_N_BUCKETS - 1].count, 4000);
+    uint64_t n = 0;
+    for (int b = 0; b < TL_N_BUCKETS - 1; b++)
+        n += s[0].all[b].count;
+    assert_int_equal(n, 4000);
+    assert_true(s[0].all[TL_N_BUCKETS - 1].p[2] >= 1);
+    tl_world_fini(&w);
+}
+
+/* A missing model file is an error naming it. */
+static void missing_model(void **state)
+{
+    (void)state;
+    tl_world w;
+    tu_world_make(&w, WORLD(100));
+    tl_m3_opts o;
+    tl_m3_opts_default(&o);
+    o.model_path = "/nonexistent/m3.model";
+    tl_err err;
+    assert_null(tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, 1, &o, &err));
+    tu_check_err("missing model", &err, TL_EIO, "/nonexistent/m3.model", NULL);
+    tl_world_fini(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(paths_and_sampling),  cmocka_unit_test(path_workload_recount),
+        cmocka_unit_test(mixture_by_hand),     cmocka_unit_test(synthetic_samples),
+        cmocka_unit_test(idle_path_truth),     cmocka_unit_test(resumable_samples),
+        cmocka_unit_test(engine_determinism),  cmocka_unit_test(missing_model),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
