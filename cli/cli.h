@@ -82,6 +82,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_export_topo(int argc, char **argv);
 int cmd_params(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_throughput(int argc, char **argv);
 int cmd_topo_bench(int argc, char **argv);
 

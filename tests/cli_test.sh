@@ -118,9 +118,9 @@ check "run is deterministic" cmp -s "$tmp/run1/fct.csv" "$tmp/run2/fct.csv"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runq" --quiet --queue-trace-us 50 >/dev/null
 check "queue trace written" test "$(head -1 "$tmp/runq/queues.csv")" = "t_ns,chan,queue_bytes"
 check "queue trace samples the bottleneck" grep -q "^50000.000,1," "$tmp/runq/queues.csv"
-"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine m3 2>"$tmp/err" >/dev/null
-check "unavailable engine exits 2" test $? -eq 2
-check "unavailable engine named" grep -q "m3" "$tmp/err"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine m4 2>"$tmp/err" >/dev/null
+check "unknown engine exits 2" test $? -eq 2
+check "unknown engine named" grep -q "unknown engine 'm4'" "$tmp/err"
 "$bin" run "$src/examples/parking-lot-4hop.json" -o "$tmp/runfs" --quiet >"$tmp/fsout"
 check "flowsim run (the example's engine) exits 0" test $? -eq 0
 check "flowsim writes the summary" test -s "$tmp/runfs/summary.json"
@@ -238,6 +238,47 @@ check "TM error names the line" grep -q "bad.tm:2:1: node 999 does not exist" "$
 check "topo-bench --quick exits 0" test $? -eq 0
 check "topo-bench writes the CSV" test "$(wc -l <"$tmp/tb/topo-bench.csv")" -eq 11
 check "topo-bench writes Table I" grep -q "| jellyfish |" "$tmp/tb/table.md"
+
+# m3's training pipeline in miniature (a few dozen small samples, a small
+# model), then the engine with that model, a sweep, and compare on a summary-only run.
+"$bin" m3 gen-data "$tmp/m3d" --samples 40 --fg-flows 300 --max-flows 2000 --quiet >"$tmp/m3g"
+check "m3 gen-data exits 0" test $? -eq 0
+check "m3 gen-data writes 40 samples" test "$(grep -vc '^#' "$tmp/m3d/samples.csv")" -eq 40
+"$bin" m3 gen-data "$tmp/m3d" --samples 40 --seed 2 --quiet 2>"$tmp/err" >/dev/null
+check "m3 gen-data refuses other settings in the same folder" test $? -eq 2
+check "m3 gen-data says why" grep -q "other settings" "$tmp/err"
+"$bin" m3 train "$tmp/m3d" -o "$tmp/m3.model" --trees 20 --depth 4 --quiet >"$tmp/m3t"
+check "m3 train exits 0" test $? -eq 0
+check "m3 train writes its log" grep -q "held-out samples" "$tmp/m3.model.log"
+cat >"$tmp/m3s.json" <<'JSON'
+{"topology": {"type": "fabric", "pods": 2, "racks_per_pod": 4, "hosts_per_rack": 4,
+  "planes": 2, "oversubscription": 2},
+ "workload": {"flows": 3000, "classes": [{"sizes": {"cdf": "webserver"},
+   "spatial": {"type": "uniform"}, "arrival": {"process": "poisson"},
+   "load": {"max_link_load": 0.4}}]},
+ "transport": {"cc": "dctcp-rate"}}
+JSON
+"$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3.model" --paths 50 -o "$tmp/m3r" --quiet >"$tmp/m3o"
+check "run --engine m3 exits 0" test $? -eq 0
+check "m3 writes a summary only" test -f "$tmp/m3r/summary.json" -a ! -f "$tmp/m3r/fct.csv"
+check "m3 summary names its engine" grep -q '"engine": "m3"' "$tmp/m3r/summary.json"
+"$bin" run "$tmp/m3s.json" --engine flowsim -o "$tmp/m3f" --quiet >/dev/null
+"$bin" compare "$tmp/m3f" "$tmp/m3r" --quiet >"$tmp/m3c"
+check "compare takes a summary-only estimate" grep -q "0-1KB" "$tmp/m3c"
+"$bin" sweep "$tmp/m3s.json" --model "$tmp/m3.model" --paths 50 --quiet \
+    --set switch.kmin_bytes_per_gbps=1KB,3KB --set switch.kmax_bytes_per_gbps=1KB,3KB >"$tmp/m3w"
+check "sweep exits 0" test $? -eq 0
+check "sweep prints one row per value" test "$(grep -c '^  [0-9]' "$tmp/m3w")" -eq 2
+"$bin" sweep "$tmp/m3s.json" --set switch.kmin_bytes_per_gbps=1KB 2>"$tmp/err" >/dev/null
+check "sweep without a list of values exits 2" test $? -eq 2
+"$bin" sweep "$tmp/m3s.json" --model "$tmp/m3.model" --set switch.kmin_bytes_per_gbps=1KB,3XB \
+    2>"$tmp/err" >/dev/null
+check "sweep checks every value first" test $? -eq 2
+check "sweep names the bad value" grep -q "3XB" "$tmp/err"
+"$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/nope.model" -o "$tmp/m3x" --quiet 2>"$tmp/err"
+check "m3 without its model exits 2" test $? -eq 2
+check "m3 names the missing model" grep -q "nope.model" "$tmp/err"
+check "m3 without its model writes nothing" test ! -e "$tmp/m3x"
 
 # Every example parses and inspects (small ones fully).
 for f in default incast-16to1 parking-lot-4hop fattree-k8-permutation two-dc; do

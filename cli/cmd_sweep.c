@@ -1,0 +1,179 @@
+/* tailor sweep SCENARIO --set knob=v1,v2,...: a counterfactual sweep (m3.txt
+ * §5.4). Every --set with a list of values is swept (lists of equal length
+ * move together, so kmin and kmax can move as one); the p99 slowdown per size
+ * bucket is printed for each setting. With m3 (the default) the paths, their
+ * workloads and, unless the knob is one flowsim reads, their features are
+ * computed once and only the model runs again per value; other engines run
+ * the whole scenario once per value. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "tailor/m3.h"
+#include "tailor/result.h"
+
+#define MAX_SWEPT 8
+#define MAX_VALUES 64
+
+typedef struct swept {
+    char name[128];
+    char *values[MAX_VALUES]; /* point into text */
+    char text[1024];
+    int n;
+} swept;
+
+/* Splits "name=v1,v2,..." into s; 0 if it is a plain single-value --set. */
+static int split(const char *assign, swept *s)
+{
+    const char *eq = strchr(assign, '=');
+    if (!eq || !strchr(eq, ','))
+        return 0;
+    snprintf(s->name, sizeof s->name, "%.*s", (int)(eq - assign), assign);
+    snprintf(s->text, sizeof s->text, "%s", eq + 1);
+    s->n = 0;
+    for (char *tok = strtok(s->text, ","); tok && s->n < MAX_VALUES; tok = strtok(NULL, ","))
+        s->values[s->n++] = tok;
+    return 1;
+}
+
+static void print_row(FILE *f, const swept *sw, int n_sw, int v, const tl_summary *sum)
+{
+    char label[256] = "";
+    for (int k = 0; k < n_sw; k++)
+        snprintf(label + strlen(label), sizeof label - strlen(label), "%s%s", k ? " " : "",
+                 sw[k].values[v]);
+    fprintf(f, "  %-24s", label);
+    for (int b = 0; b < TL_N_BUCKETS; b++)
+        fprintf(f, " %9.3f", sum->all[b].p[2]);
+    fputc('\n', f);
+}
+
+static int save_summary(const char *out, int v, const tl_summary *sum, tl_err *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/v%d", out, v);
+    if (mkdir(out, 0777) != 0 && errno != EEXIST)
+        return tl_err_at(err, TL_EIO, out, 0, 0, NULL, "cannot create the folder: %s",
+                         strerror(errno));
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot create the folder: %s",
+                         strerror(errno));
+    snprintf(path, sizeof path, "%s/v%d/summary.json", out, v);
+    return tl_summary_save_json(sum, path, err);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, "sweep", "o,engine,seed,cc,set,preset,threads,quiet,paths,model",
+                       &o);
+    if (rc)
+        return rc;
+    swept sw[MAX_SWEPT];
+    int n_sw = 0, n_keep = 0;
+    for (int i = 0; i < o.n_sets; i++) {
+        if (n_sw < MAX_SWEPT && split(o.sets[i], &sw[n_sw])) {
+            if (n_sw && sw[n_sw].n != sw[0].n) {
+                fprintf(stderr, "tailor sweep: --set %s has %d values, --set %s=... has %d; "
+                                "swept knobs move together and need as many values\n",
+                        o.sets[i], sw[n_sw].n, sw[0].name, sw[0].n);
+                return EXIT_INPUT;
+            }
+            n_sw++;
+        } else {
+            o.sets[n_keep++] = o.sets[i]; /* fixed knobs stay in the scenario */
+        }
+    }
+    o.n_sets = n_keep;
+    if (!n_sw) {
+        fprintf(stderr, "tailor sweep: expected a --set knob=v1,v2,... with two or more values\n");
+        return EXIT_INPUT;
+    }
+    const char *engine = o.engine ? o.engine : "m3";
+    tl_err err;
+    tl_err_clear(&err);
+    tl_progress ps, *prog = cli_progress(&o, &ps);
+    cli_world w;
+    rc = cli_world_build(&o, &w, prog, &err);
+    if (o.n_paths)
+        w.sc.engine.n_paths = o.n_paths;
+    if (o.model)
+        snprintf(w.sc.engine.model, sizeof w.sc.engine.model, "%s", o.model);
+    tl_params base = {0}, cur = {0};
+    tl_m3 *m = NULL;
+    rc = rc ? rc : tl_params_copy(&base, &w.sc.params, &err);
+    /* every value is checked before anything runs */
+    for (int v = 0; v < sw[0].n && !rc; v++) {
+        tl_params_fini(&cur);
+        rc = tl_params_copy(&cur, &base, &err);
+        for (int k = 0; k < n_sw && !rc; k++)
+            if ((rc = tl_params_set_text(&cur, sw[k].name, sw[k].values[v], &err)))
+                snprintf(err.path, sizeof err.path, "--set %s=%s", sw[k].name, sw[k].values[v]);
+    }
+    if (!rc && !strcmp(engine, "m3")) {
+        tl_m3_opts mo;
+        tl_m3_opts_default(&mo);
+        mo.n_paths = w.sc.engine.n_paths;
+        mo.model_path = w.sc.engine.model[0] ? w.sc.engine.model : NULL;
+        mo.n_threads = w.sc.engine.n_threads;
+        m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &mo, &err);
+        rc = m ? tl_m3_run(m, prog, &err) : err.code;
+    }
+    cli_progress_done(prog);
+    tl_summary *sums = rc ? NULL : calloc((size_t)sw[0].n, sizeof *sums);
+    if (!rc && !sums)
+        rc = tl_err_nomem(&err);
+    int n_done = 0;
+    for (int v = 0; v < sw[0].n && !rc; v++) {
+        tl_params_fini(&cur);
+        rc = tl_params_copy(&cur, &base, &err);
+        for (int k = 0; k < n_sw && !rc; k++)
+            rc = tl_params_set_text(&cur, sw[k].name, sw[k].values[v], &err);
+        tl_summary sum;
+        memset(&sum, 0, sizeof sum);
+        if (!rc && m) {
+            rc = tl_m3_repredict(m, &cur, w.sc.cc, &err);
+            rc = rc ? rc : tl_m3_summary(m, &sum, &err);
+            if (!rc && o.out)
+                rc = save_summary(o.out, v, &sum, &err);
+        } else if (!rc) {
+            /* a full run per value into OUTDIR/vN (or a scratch folder) */
+            char dir[1200];
+            snprintf(dir, sizeof dir, "%s/v%d", o.out ? o.out : "out/sweep", v);
+            tl_params keep = w.sc.params;
+            w.sc.params = cur;
+            rc = cli_run_engine(&w, engine, dir, 0, NULL, &err);
+            w.sc.params = keep;
+            if (!rc) {
+                char path[1300];
+                snprintf(path, sizeof path, "%s/summary.json", dir);
+                rc = tl_summary_load_json(&sum, path, &err);
+            }
+        }
+        sums[v] = sum;
+        n_done++;
+    }
+    if (!rc) {
+        printf("p99 FCT slowdown per size bucket (%s):\n  %-24s", engine, "value");
+        for (int b = 0; b < TL_N_BUCKETS; b++)
+            printf(" %9s", tl_bucket_names[b]);
+        printf("\n");
+        for (int v = 0; v < sw[0].n; v++)
+            print_row(stdout, sw, n_sw, v, &sums[v]);
+    }
+    for (int v = 0; v < n_done; v++)
+        tl_summary_fini(&sums[v]);
+    free(sums);
+    if (!rc && o.out)
+        printf("summaries in %s/v0 .. v%d/summary.json\n", o.out, sw[0].n - 1);
+    if (rc)
+        cli_print_err("sweep", &err);
+    tl_m3_destroy(m);
+    tl_params_fini(&cur);
+    tl_params_fini(&base);
+    cli_world_fini(&w);
+    return rc ? cli_exit_code(&err) : 0;
+}
