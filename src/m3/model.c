@@ -147,8 +147,9 @@ static int check_frac(double v, const char *name, tl_err *err)
 
 static int check_opts(const m3_train_opts *o, tl_err *err)
 {
-    if (o->n_trees < 1)
-        return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "n_trees", "expected at least 1, found 0");
+    if (o->n_trees < 1 || o->n_trees > M3_MAX_TREES)
+        return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "n_trees", "expected 1..%u, found %u",
+                         M3_MAX_TREES, o->n_trees);
     if (o->max_depth < 1 || o->max_depth > 32)
         return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "max_depth", "expected 1..32, found %u",
                          o->max_depth);
@@ -166,10 +167,10 @@ static int check_opts(const m3_train_opts *o, tl_err *err)
 
 static int set_train_params(BoosterHandle b, const m3_train_opts *o, tl_err *err)
 {
-    char v[9][32];
+    char v[7][32];
     snprintf(v[0], sizeof v[0], "%d", o->n_threads);
-    /* XGBoost's seed is an int64; 1.7 seeds its per-thread mt19937 with it, so
-     * only the low 32 bits change the model. */
+    /* XGBoost's seed is an int64, hence mod 2^63. 1.7 seeds its per-thread
+     * mt19937 with it, so only the low 32 bits change the model. */
     snprintf(v[1], sizeof v[1], "%" PRId64, (int64_t)(o->seed & INT64_MAX));
     snprintf(v[2], sizeof v[2], "%u", o->max_depth);
     snprintf(v[3], sizeof v[3], "%.17g", o->eta);
@@ -188,14 +189,16 @@ static int set_train_params(BoosterHandle b, const m3_train_opts *o, tl_err *err
         {"colsample_bytree", v[5]},
         {"min_child_weight", v[6]},
     };
-    for (size_t i = 0; i < sizeof params / sizeof *params; i++)
-        if (set_param(b, params[i][0], params[i][1], err) != 0)
-            return err ? err->code : TL_EINVAL;
+    for (size_t i = 0; i < sizeof params / sizeof *params; i++) {
+        int rc = set_param(b, params[i][0], params[i][1], err);
+        if (rc != 0)
+            return rc;
+    }
     return 0;
 }
 
-m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid,
-                         const m3_train_opts *o, FILE *log, tl_err *err)
+m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid, const m3_train_opts *o,
+                         FILE *log, tl_err *err)
 {
     m3_train_opts def;
     if (!o) {
@@ -219,52 +222,54 @@ m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid,
     if (check_opts(o, err) != 0)
         return NULL;
 
+    /* The booster keeps only weak references to its DMatrix caches, so the
+     * matrices are freed on every path, the model kept only on success. */
     DMatrixHandle dmats[2] = {NULL, NULL};
+    int ok = 0;
     m3_model *m = calloc(1, sizeof *m);
     if (!m) {
         tl_err_nomem(err);
-        return NULL;
+        goto done;
     }
     m->n_features = train->n_features;
     if (!(dmats[0] = dmatrix_create(train, o->n_threads, err)))
-        goto fail;
+        goto done;
     if (valid && !(dmats[1] = dmatrix_create(valid, o->n_threads, err)))
-        goto fail;
+        goto done;
     bst_ulong n_dmats = valid ? 2 : 1;
     if (!(m->booster = booster_create(dmats, n_dmats, err)))
-        goto fail;
+        goto done;
     if (set_train_params(m->booster, o, err) != 0)
-        goto fail;
+        goto done;
     static const char *names[2] = {"train", "valid"};
     for (uint32_t r = 0; r < o->n_trees; r++) {
         if (XGBoosterUpdateOneIter(m->booster, (int)r, dmats[0]) != 0) {
             xgb_fail(err, TL_EINVAL, NULL, "m3 train");
-            goto fail;
+            goto done;
         }
-        uint32_t done = r + 1;
-        if (valid && log && (done % LOG_EVERY == 0 || done == o->n_trees)) {
+        uint32_t n_done = r + 1;
+        if (valid && log && (n_done % LOG_EVERY == 0 || n_done == o->n_trees)) {
             const char *line;
             /* XGBoost prints its iter argument as "[iter]": pass rounds done. */
-            if (XGBoosterEvalOneIter(m->booster, (int)done, dmats, names, n_dmats, &line) != 0) {
+            if (XGBoosterEvalOneIter(m->booster, (int)n_done, dmats, names, n_dmats, &line) != 0) {
                 xgb_fail(err, TL_EINVAL, NULL, "m3 train: evaluating");
-                goto fail;
+                goto done;
             }
             fprintf(log, "%s\n", line);
+            fflush(log);
         }
     }
-    if (log)
-        fflush(log);
-    XGDMatrixFree(dmats[0]);
-    XGDMatrixFree(dmats[1]);
-    return m;
-fail:
+    ok = 1;
+done:
     /* XGDMatrixFree(NULL) is refused with an error, not a crash; skip it. */
-    if (dmats[0])
-        XGDMatrixFree(dmats[0]);
-    if (dmats[1])
-        XGDMatrixFree(dmats[1]);
-    m3_model_destroy(m);
-    return NULL;
+    for (int i = 0; i < 2; i++)
+        if (dmats[i])
+            XGDMatrixFree(dmats[i]);
+    if (!ok) {
+        m3_model_destroy(m);
+        m = NULL;
+    }
+    return m;
 }
 
 void m3_model_destroy(m3_model *m)
@@ -294,7 +299,32 @@ const char *m3_model_meta(const m3_model *m)
  *   8  uint32 version (1)     32 uint64 xgb_bytes
  *  12  uint32 n_features      40 zero padding to 64
  *  16  uint32 feature_schema
- *  20  uint32 reserved (0; ignored on read) */
+ *  20  uint32 crc32 of the whole file, these 4 bytes read as zeros
+ * The checksum is there because XGBoost 1.7's UBJSON reader trusts the lengths
+ * inside the model bytes: a flipped bit can make it read past its buffer (found
+ * under ASan). It guards against damaged files, not crafted ones. */
+#define CRC_AT 20
+
+/* CRC-32 of zlib and IEEE 802.3 (reflected, polynomial 0xEDB88320) of a whole
+ * file of n >= 64 bytes, its crc field read as zeros. Written here rather than
+ * adding zlib for 15 lines; building the table costs 2048 steps per call. */
+static uint32_t file_crc(const unsigned char *file, size_t n)
+{
+    uint32_t table[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        table[i] = c;
+    }
+    unsigned char h[MODEL_HEADER_BYTES];
+    memcpy(h, file, sizeof h);
+    memset(h + CRC_AT, 0, 4);
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++)
+        crc = table[(crc ^ (i < sizeof h ? h[i] : file[i])) & 0xFF] ^ (crc >> 8);
+    return ~crc;
+}
 
 static void put_le(unsigned char *p, uint64_t v, int n_bytes)
 {
@@ -320,30 +350,36 @@ int m3_model_save(const m3_model *m, const char *path, uint32_t feature_schema, 
     /* The bytes live in the booster until the next XGBoost call on this thread. */
     if (XGBoosterSaveModelToBuffer(m->booster, "{\"format\":\"ubj\"}", &xgb_bytes, &xgb) != 0)
         return xgb_fail(err, TL_EINVAL, path, "serializing the model");
-    size_t meta_bytes = strlen(meta);
-    unsigned char h[MODEL_HEADER_BYTES] = {0};
-    memcpy(h, MODEL_MAGIC, 8);
-    put_le(h + 8, MODEL_VERSION, 4);
-    put_le(h + 12, m->n_features, 4);
-    put_le(h + 16, feature_schema, 4);
-    put_le(h + 24, meta_bytes, 8);
-    put_le(h + 32, xgb_bytes, 8);
+    /* The whole file is built in memory for its checksum: a few MB at most. */
+    size_t meta_bytes = strlen(meta), n = MODEL_HEADER_BYTES + meta_bytes + xgb_bytes;
+    unsigned char *file = calloc(1, n);
+    if (!file)
+        return tl_err_nomem(err);
+    memcpy(file, MODEL_MAGIC, 8);
+    put_le(file + 8, MODEL_VERSION, 4);
+    put_le(file + 12, m->n_features, 4);
+    put_le(file + 16, feature_schema, 4);
+    put_le(file + 24, meta_bytes, 8);
+    put_le(file + 32, xgb_bytes, 8);
+    memcpy(file + MODEL_HEADER_BYTES, meta, meta_bytes);
+    memcpy(file + MODEL_HEADER_BYTES + meta_bytes, xgb, xgb_bytes);
+    put_le(file + CRC_AT, file_crc(file, n), 4);
 
     tl_afile af;
+    int rc = TL_EIO; /* tl_afile_open fails only so */
     FILE *f = tl_afile_open(&af, path, err);
-    if (!f)
-        return err ? err->code : TL_EIO;
-    /* A short write sets the stream's error flag, which commit reports. */
-    fwrite(h, 1, sizeof h, f);
-    fwrite(meta, 1, meta_bytes, f);
-    fwrite(xgb, 1, xgb_bytes, f);
-    return tl_afile_commit(&af, err);
+    if (f) {
+        fwrite(file, 1, n, f); /* a short write sets the error flag commit reports */
+        rc = tl_afile_commit(&af, err);
+    }
+    free(file);
+    return rc;
 }
 
 /* Checks the header against the file's length n; fills the fields. */
-static int parse_header(const unsigned char *buf, size_t n, const char *path,
-                        uint32_t want_schema, uint32_t *n_features, uint64_t *meta_bytes,
-                        uint64_t *xgb_bytes, tl_err *err)
+static int parse_header(const unsigned char *buf, size_t n, const char *path, uint32_t want_schema,
+                        uint32_t *n_features, uint64_t *meta_bytes, uint64_t *xgb_bytes,
+                        tl_err *err)
 {
     size_t n_magic = n < 8 ? n : 8;
     if (memcmp(buf, MODEL_MAGIC, n_magic) != 0)
@@ -371,6 +407,12 @@ static int parse_header(const unsigned char *buf, size_t n, const char *path,
     if (want < body)
         return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
                          "%" PRIu64 " bytes after the end the header announces", body - want);
+    uint32_t crc = (uint32_t)get_le(buf + CRC_AT, 4), crc_now = file_crc(buf, n);
+    if (crc != crc_now)
+        return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                         "damaged: checksum 0x%08" PRIx32 " in the header, 0x%08" PRIx32
+                         " computed",
+                         crc, crc_now);
     if (*n_features == 0 || *xgb_bytes == 0)
         return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
                          "header holds %u features and %" PRIu64 " model bytes; both must be > 0",
@@ -448,8 +490,9 @@ int m3_model_predict(const m3_model *m, const float *x, size_t n_rows, int n_thr
      * about 8 us, against 40 us for one row of 400 trees of depth 8. */
     char threads[16];
     snprintf(threads, sizeof threads, "%d", n_threads);
-    if (set_param(m->booster, "nthread", threads, err) != 0)
-        return err ? err->code : TL_EINVAL;
+    int rc = set_param(m->booster, "nthread", threads, err);
+    if (rc != 0)
+        return rc;
     /* In-place prediction reads x through NumPy's __array_interface__ (version 3)
      * without copying it into a DMatrix. */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -471,8 +514,10 @@ int m3_model_predict(const m3_model *m, const float *x, size_t n_rows, int n_thr
     if (XGBoosterPredictFromDense(m->booster, array, config, NULL, &shape, &dim, &result) != 0)
         return xgb_fail(err, TL_EINVAL, NULL, "m3 predict");
     if (dim != 1 || shape[0] != n_rows)
-        return tl_err_set(err, TL_EINVAL, "m3 predict: XGBoost returned %" PRIu64
-                          " dimensions for %zu rows", (uint64_t)dim, n_rows);
+        return tl_err_set(err, TL_EINVAL,
+                          "m3 predict: XGBoost returned %" PRIu64 " dimensions (first %" PRIu64
+                          ") for %zu rows",
+                          (uint64_t)dim, dim ? (uint64_t)shape[0] : 0, n_rows);
     memcpy(out, result, n_rows * sizeof *out);
     return 0;
 }

@@ -1,7 +1,7 @@
-/* The learned model of m3 (m3.txt §3.4): maps a path's flowSim feature map to a
- * corrected slowdown estimate. tailor uses gradient-boosted trees (XGBoost C API,
- * DESIGN.md's dependency table) instead of the paper's transformer + MLP: they
- * train and predict on CPU in seconds. File format: docs/m3.md "Model files". */
+/* The learned model of m3 (m3.txt §3.4): maps a path's flowSim features to a corrected
+ * slowdown. Gradient-boosted trees on the XGBoost C API (DESIGN.md's dependency table)
+ * replace the paper's transformer + MLP: they train on CPU in minutes. File format,
+ * parameters, determinism and costs: docs/m3.md "Model files". */
 #ifndef TAILOR_M3_MODEL_H
 #define TAILOR_M3_MODEL_H
 
@@ -31,8 +31,10 @@ void m3_dataset_fini(m3_dataset *d);
 
 /* ---- training ---- */
 
+#define M3_MAX_TREES 1000000u
+
 typedef struct m3_train_opts {
-    uint32_t n_trees;        /* boosting rounds, >= 1 (default 400) */
+    uint32_t n_trees;        /* boosting rounds, 1..M3_MAX_TREES (default 400) */
     uint32_t max_depth;      /* 1..32 (default 8) */
     double eta;              /* learning rate in (0, 1] (default 0.05) */
     double subsample;        /* row subsample per tree in (0, 1] (default 0.8) */
@@ -55,22 +57,25 @@ typedef struct m3_model m3_model;
  * feature count, XGBoost refusing the data, e.g. a label that is not finite),
  * TL_ERANGE (an option out of range), TL_ENOMEM. Cost: O(n_trees x rows x
  * features) for the histograms. */
-m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid,
-                         const m3_train_opts *o, FILE *log, tl_err *err);
+m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid, const m3_train_opts *o,
+                         FILE *log, tl_err *err);
 
 /* ---- files ---- */
 
-/* Writes the model file atomically (temp + rename): the 64-byte header,
- * meta (UTF-8 text, e.g. a JSON line; NULL means empty) and the XGBoost model
- * in UBJSON. feature_schema: the version of the caller's feature layout the
- * model was trained on, checked by load. TL_EIO naming path, TL_ENOMEM. */
+/* Writes the model file atomically (temp + rename): the 64-byte header with a
+ * CRC-32 of the file, meta (UTF-8 text, e.g. a JSON line; NULL means empty) and
+ * the XGBoost model in UBJSON. feature_schema: the version of the caller's
+ * feature layout the model was trained on, checked by load. Errors name path:
+ * TL_EIO, TL_EINVAL (XGBoost cannot serialize the model), TL_ENOMEM. Not
+ * reentrant, like m3_model_predict. */
 int m3_model_save(const m3_model *m, const char *path, uint32_t feature_schema, const char *meta,
                   tl_err *err);
 
 /* Reads and checks a model file. Every error names path: TL_EIO (cannot
  * read), TL_EPARSE (not a model file, unknown format version, lengths that do
- * not match the file size, XGBoost refusing the model bytes), TL_EINVAL (trained
- * on a feature schema other than feature_schema: re-train), TL_ENOMEM. */
+ * not match the file size, a wrong checksum, XGBoost refusing the model bytes),
+ * TL_EINVAL (trained on a feature schema other than feature_schema: re-train),
+ * TL_ENOMEM. Reads the whole file: O(file bytes). */
 m3_model *m3_model_load(const char *path, uint32_t feature_schema, tl_err *err);
 
 /* Accepts NULL. */
