@@ -102,15 +102,15 @@ int cmd_sweep(int argc, char **argv)
         w.sc.engine.n_paths = o.n_paths;
     if (o.model)
         snprintf(w.sc.engine.model, sizeof w.sc.engine.model, "%s", o.model);
-    tl_params base = {0}, cur = {0};
+    /* every setting is built, so every value checked, before anything runs */
+    tl_params vals[MAX_VALUES];
+    memset(vals, 0, sizeof vals);
     tl_m3 *m = NULL;
-    rc = rc ? rc : tl_params_copy(&base, &w.sc.params, &err);
-    /* every value is checked before anything runs */
     for (int v = 0; v < sw[0].n && !rc; v++) {
-        tl_params_fini(&cur);
-        rc = tl_params_copy(&cur, &base, &err);
+        tl_params *cur = &vals[v];
+        rc = tl_params_copy(cur, &w.sc.params, &err);
         for (int k = 0; k < n_sw && !rc; k++)
-            if ((rc = tl_params_set_text(&cur, sw[k].name, sw[k].values[v], &err)))
+            if ((rc = tl_params_set_text(cur, sw[k].name, sw[k].values[v], &err)))
                 snprintf(err.path, sizeof err.path, "--set %s=%s", sw[k].name, sw[k].values[v]);
     }
     if (!rc && !strcmp(engine, "m3")) {
@@ -128,14 +128,10 @@ int cmd_sweep(int argc, char **argv)
         rc = tl_err_nomem(&err);
     int n_done = 0;
     for (int v = 0; v < sw[0].n && !rc; v++) {
-        tl_params_fini(&cur);
-        rc = tl_params_copy(&cur, &base, &err);
-        for (int k = 0; k < n_sw && !rc; k++)
-            rc = tl_params_set_text(&cur, sw[k].name, sw[k].values[v], &err);
         tl_summary sum;
         memset(&sum, 0, sizeof sum);
         if (!rc && m) {
-            rc = tl_m3_repredict(m, &cur, w.sc.cc, &err);
+            rc = tl_m3_repredict(m, &vals[v], w.sc.cc, &err);
             rc = rc ? rc : tl_m3_summary(m, &sum, &err);
             if (!rc && o.out)
                 rc = save_summary(o.out, v, &sum, &err);
@@ -144,7 +140,7 @@ int cmd_sweep(int argc, char **argv)
             char dir[1200];
             snprintf(dir, sizeof dir, "%s/v%d", o.out ? o.out : "out/sweep", v);
             tl_params keep = w.sc.params;
-            w.sc.params = cur;
+            w.sc.params = vals[v];
             rc = cli_run_engine(&w, engine, dir, 0, NULL, &err);
             w.sc.params = keep;
             if (!rc) {
@@ -171,9 +167,9 @@ int cmd_sweep(int argc, char **argv)
         printf("summaries in %s/v0 .. v%d/summary.json\n", o.out, sw[0].n - 1);
     if (rc)
         cli_print_err("sweep", &err);
-    tl_m3_destroy(m);
-    tl_params_fini(&cur);
-    tl_params_fini(&base);
+    tl_m3_destroy(m); /* it borrows the settings below */
+    for (int v = 0; v < sw[0].n; v++)
+        tl_params_fini(&vals[v]);
     cli_world_fini(&w);
     return rc ? cli_exit_code(&err) : 0;
 }

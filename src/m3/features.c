@@ -18,7 +18,7 @@ const double m3_q[M3_N_Q] = {0.01, 0.10, 0.25, 0.50, 0.75, 0.90,
 static const uint64_t in_edge[N_IN - 1] = {250, 500, 750, 1000, 2000, 5000, 7500, 10000, 50000};
 static const double in_q[3] = {0.50, 0.90, 0.99};
 
-static int in_bucket(uint64_t size)
+static int in_bucket(uint64_t size) /* 0 .. N_IN - 1 */
 {
     int b = 0;
     while (b < N_IN - 1 && size >= in_edge[b])
@@ -87,21 +87,34 @@ int m3_knob_changes_flowsim(const char *name)
 }
 
 /* Quantiles of xs[0..n) at qs into out (NaN for n == 0); sorts xs. */
-static void quantiles(double *xs, size_t n, const double *qs, int nq, float *out)
+static void quantiles(double *xs, size_t n, const double *qs, int nq, double *out)
 {
-    if (!n) {
-        for (int i = 0; i < nq; i++)
-            out[i] = NAN;
-        return;
-    }
-    for (int i = 0; i < nq; i++)
-        out[i] = (float)tl_quantile_sorted(xs, n, qs[i]);
+    tl_quantiles(xs, n, qs, out, (size_t)nq, NULL); /* qs are constants in [0, 1] */
 }
 
-static int cmp_double(const void *a, const void *b)
+static void quantiles_f(double *xs, size_t n, const double *qs, int nq, float *out)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    double v[M3_N_Q];
+    quantiles(xs, n, qs, nq, v);
+    for (int i = 0; i < nq; i++)
+        out[i] = (float)v[i];
+}
+
+/* The foreground flows' slowdowns grouped by bucket(size), in one counting
+ * pass: bucket b's are buf[off[b] .. off[b+1]). */
+static void group_fg(const m3_pathwl *w, const double *sd, int (*bucket)(uint64_t), int nb,
+                     double *buf, size_t *off)
+{
+    size_t fill[N_IN + 1] = {0};
+    for (size_t i = 0; i < w->n_flows; i++)
+        if (w->is_fg[i])
+            fill[bucket(w->flow[i].size_bytes) + 1]++;
+    for (int b = 0; b < nb; b++)
+        fill[b + 1] += fill[b];
+    memcpy(off, fill, (size_t)(nb + 1) * sizeof *off);
+    for (size_t i = 0; i < w->n_flows; i++)
+        if (w->is_fg[i])
+            buf[fill[bucket(w->flow[i].size_bytes)]++] = sd[i];
 }
 
 /* Per-hop load statistics over the path workload's arrival span. */
@@ -212,31 +225,25 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
         for (size_t i = 0; i < n && hops3[k] >= 0; i++)
             if (!w->is_fg[i] && w->flow[i].first <= hops3[k] && w->flow[i].last >= hops3[k])
                 buf[m++] = sd[i];
-        qsort(buf, m, sizeof *buf, cmp_double);
-        quantiles(buf, m, in_q, 3, x + F_BG + 3 * k);
+        quantiles_f(buf, m, in_q, 3, x + F_BG + 3 * k);
     }
 
     /* foreground: mean, the input-bucket map, the output-bucket quantiles */
     double fg_sum = 0;
+    size_t off[N_IN + 1];
+    group_fg(w, sd, in_bucket, N_IN, buf, off);
     for (int b = 0; b < N_IN; b++) {
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (w->is_fg[i] && in_bucket(w->flow[i].size_bytes) == b)
-                buf[m++] = sd[i], fg_sum += sd[i];
-        qsort(buf, m, sizeof *buf, cmp_double);
-        quantiles(buf, m, in_q, 3, x + F_FG_MAP + 3 * b);
+        size_t m = off[b + 1] - off[b];
+        for (size_t i = off[b]; i < off[b + 1]; i++)
+            fg_sum += buf[i];
+        quantiles_f(buf + off[b], m, in_q, 3, x + F_FG_MAP + 3 * b);
         x[F_FG_FRAC_IN + b] = w->n_fg ? (float)((double)m / (double)w->n_fg) : 0;
     }
     x[F_FG_MEAN] = w->n_fg ? (float)(fg_sum / (double)w->n_fg) : NAN;
+    group_fg(w, sd, tl_bucket_of, M3_N_OUT, buf, off);
     for (int b = 0; b < M3_N_OUT; b++) {
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (w->is_fg[i] && tl_bucket_of(w->flow[i].size_bytes) == b)
-                buf[m++] = sd[i];
-        qsort(buf, m, sizeof *buf, cmp_double);
-        ft->n_fg[b] = (uint32_t)m;
-        for (int q = 0; q < M3_N_Q; q++)
-            ft->fs_q[b][q] = m ? tl_quantile_sorted(buf, m, m3_q[q]) : NAN;
+        ft->n_fg[b] = (uint32_t)(off[b + 1] - off[b]);
+        quantiles(buf + off[b], ft->n_fg[b], m3_q, M3_N_Q, ft->fs_q[b]);
     }
 done:
     free(sd), free(buf);

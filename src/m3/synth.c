@@ -234,12 +234,6 @@ fail:
     return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t n_out[M3_N_OUT],
                    tl_err *err)
 {
@@ -288,10 +282,8 @@ int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t 
             }
             sd[m++] = tl_slowdown(res[i].fct_ps, res[i].ideal_ps);
         }
-        qsort(sd, m, sizeof *sd, cmp_double);
         n_out[b] = (uint32_t)m;
-        for (int q = 0; q < M3_N_Q; q++)
-            truth[b][q] = m ? tl_quantile_sorted(sd, m, m3_q[q]) : NAN;
+        tl_quantiles(sd, m, m3_q, truth[b], M3_N_Q, NULL); /* NaN when m == 0 */
     }
 done:
     tl_pktsim_destroy(sim);

@@ -10,6 +10,7 @@
 #include "m3/model.h"
 #include "tailor/fileio.h"
 #include "tailor/m3.h"
+#include "tailor/quantile.h"
 #include "tailor/time.h"
 
 /* Samples are independent random draws, so every tenth one is a random 10%. */
@@ -90,12 +91,6 @@ static int add_rows(m3_dataset *d, const m3_record *r, tl_err *err)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Held-out errors per bucket at p99 and over all quantiles, model vs flowsim. */
 static int report(FILE *log, const m3_model *m, const m3_record *v, size_t n, int n_threads,
                   tl_err *err)
@@ -142,12 +137,13 @@ static int report(FILE *log, const m3_model *m, const m3_record *v, size_t n, in
         double sm = 0, sf = 0;
         for (size_t i = 0; i < k; i++)
             sm += em[i], sf += ef[i];
-        qsort(em, k, sizeof *em, cmp_double);
-        qsort(ef, k, sizeof *ef, cmp_double);
+        double half = 0.5, med_m, med_f; /* NaN when k == 0 */
+        tl_quantiles(em, k, &half, &med_m, 1, NULL);
+        tl_quantiles(ef, k, &half, &med_f, 1, NULL);
         fprintf(log, "  %-8s %7zu %10.1f%% / %6.1f%% %10.1f%% / %6.1f%% %13.1f%% %13.1f%%\n",
-                tl_bucket_names[b], k, k ? 100 * sm / k : NAN,
-                k ? 100 * em[k / 2] : NAN, k ? 100 * sf / k : NAN, k ? 100 * ef[k / 2] : NAN,
-                na ? 100 * am / na : NAN, na ? 100 * af / na : NAN);
+                tl_bucket_names[b], k, k ? 100 * sm / k : NAN, 100 * med_m,
+                k ? 100 * sf / k : NAN, 100 * med_f, na ? 100 * am / na : NAN,
+                na ? 100 * af / na : NAN);
     }
     free(em), free(ef);
     return rc;
