@@ -5,17 +5,30 @@
 # CacheFollower x sigma 1/2 x max load 26-83%), each simulated with pktsim
 # (the truth) and estimated with Parsimon, then compared.
 #
-#   bench/accuracy.sh [OUTDIR] [FLOWS]      defaults: out/accuracy, 200000
+#   bench/accuracy.sh [OUTDIR] [FLOWS] [ENGINE]
+#       defaults: out/accuracy, 200000, parsimon
+#
+# ENGINE is parsimon, m3 (with data/models/m3.model, or $M3_MODEL) or
+# flowsim-m3 (m3's path sampling and flowsim without the model: what the
+# model adds is the difference between the two).
 #
 # The scenarios are the fixed list below (not drawn at run time), so a rerun
 # repeats them exactly; each has its own seed. Writes OUTDIR/NAME/{pktsim,
-# parsimon}/ (the runs), OUTDIR/results.csv (one row per scenario: p99
-# slowdown of all flows, truth and estimate, error, wall times) and prints
-# the error distribution. Only what is missing is recomputed, so a cut-short
+# ENGINE}/ (the runs), OUTDIR/results-ENGINE.csv (one row per scenario: p99
+# slowdown of all flows, truth and estimate, error, wall times; p99 error
+# per size bucket) and prints the error distribution. Only what is missing is recomputed, so a cut-short
 # run can be resumed. Needs ./build/tailor (make build).
 set -u
 out=${1:-out/accuracy}
 flows=${2:-200000}
+engine=${3:-parsimon}
+case $engine in
+parsimon) eargs=(--engine parsimon) ;;
+m3) eargs=(--engine m3 ${M3_MODEL:+--model "$M3_MODEL"}) ;;
+flowsim-m3) eargs=(--engine m3 --no-model) ;;
+*) echo "accuracy.sh: unknown engine '$engine' (parsimon, m3, flowsim-m3)" >&2; exit 2 ;;
+esac
+res="$out/results-$engine.csv"
 bin=${TAILOR:-./build/tailor}
 mkdir -p "$out"
 
@@ -51,12 +64,15 @@ d03 4 C webserver     2 0.67 dcqcn
 t01 2 B webserver     2 0.45 timely
 t02 1 A hadoop        1 0.56 timely
 t03 4 C webserver     2 0.67 timely
+h01 2 B webserver     2 0.45 hpcc
+h02 4 C webserver     2 0.67 hpcc
+h03 1 C hadoop        1 0.38 hpcc
 "
 
 now() { date +%s.%N; }
 
-echo "name,over,matrix,sizes,sigma,load,cc,flows,p99_pktsim,p99_parsimon,p99_error,p50_error,pktsim_s,parsimon_s" \
-    >"$out/results.csv"
+echo "name,over,matrix,sizes,sigma,load,cc,flows,p99_pktsim,p99_est,p99_error,p50_error,err_0_1k,err_1_10k,err_10_50k,err_50k,pktsim_s,est_s" \
+    >"$res"
 seed=100
 while read -r name over matrix sizes sigma load cc; do
     [ -z "$name" ] && continue
@@ -77,42 +93,51 @@ while read -r name over matrix sizes sigma load cc; do
   "transport": {"cc": "$cc"}
 }
 EOF
-    for eng in pktsim parsimon; do
+    for eng in pktsim "$engine"; do
         if [ ! -s "$dir/$eng/summary.json" ]; then
             t0=$(now)
-            "$bin" run "$dir/scenario.json" --engine "$eng" -o "$dir/$eng" --quiet >"$dir/$eng.log" 2>&1 ||
+            if [ "$eng" = pktsim ]; then args=(--engine pktsim); else args=("${eargs[@]}"); fi
+            "$bin" run "$dir/scenario.json" "${args[@]}" -o "$dir/$eng" --quiet >"$dir/$eng.log" 2>&1 ||
                 { echo "$name: $eng failed (see $dir/$eng.log)" >&2; continue 2; }
             awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.2f\n", a - b }' >"$dir/$eng.seconds"
         fi
     done
-    "$bin" compare "$dir/pktsim" "$dir/parsimon" -o "$dir" --quiet >"$dir/compare.txt" || continue
-    row=$(python3 - "$dir/compare.json" <<'PY'
+    cmp="$dir/compare-$engine"
+    "$bin" compare "$dir/pktsim" "$dir/$engine" -o "$cmp" --quiet >"$cmp.txt" || continue
+    row=$(python3 - "$cmp/compare.json" <<'PY'
 import json, sys
-c = json.load(open(sys.argv[1]))["buckets"]["all"]
-print("%.6g,%.6g,%.6g,%.6g" % (c["ref"]["p99"], c["est"]["p99"], c["error"]["p99"], c["error"]["p50"]))
+b = json.load(open(sys.argv[1]))["buckets"]
+c = b["all"]
+per = ",".join("%.6g" % b[k]["error"]["p99"] if k in b else "nan"
+               for k in ("0-1KB", "1-10KB", "10-50KB", "50KB+"))
+print("%.6g,%.6g,%.6g,%.6g,%s" % (c["ref"]["p99"], c["est"]["p99"], c["error"]["p99"], c["error"]["p50"], per))
 PY
 )
-    echo "$name,$over,$matrix,$sizes,$sigma,$load,$cc,$flows,$row,$(cat "$dir/pktsim.seconds"),$(cat "$dir/parsimon.seconds")" \
-        >>"$out/results.csv"
-    echo "$name: $(tail -1 "$out/results.csv")"
+    echo "$name,$over,$matrix,$sizes,$sigma,$load,$cc,$flows,$row,$(cat "$dir/pktsim.seconds"),$(cat "$dir/$engine.seconds")" \
+        >>"$res"
+    echo "$name: $(tail -1 "$res")"
 done <<<"$scenarios"
 
-python3 - "$out/results.csv" <<'PY'
-import csv, statistics, sys
+python3 - "$res" "$engine" <<'PY'
+import csv, math, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-def dist(sel, label):
-    e = sorted(abs(float(r["p99_error"])) for r in sel)
-    s = sorted(float(r["p99_error"]) for r in sel)
+def dist(sel, label, col="p99_error"):
+    v = [float(r[col]) for r in sel if not math.isnan(float(r[col]))]
+    e, s = sorted(abs(x) for x in v), sorted(v)
     if not e:
         return
     p90 = e[min(len(e) - 1, int(0.9 * len(e)))]
-    print("%-22s n=%2d  median |err| %5.1f%%  p90 %5.1f%%  max %5.1f%%  within 10%%: %3.0f%%  (signed: min %+.1f%%, max %+.1f%%)"
-          % (label, len(e), 100 * statistics.median(e), 100 * p90, 100 * e[-1],
+    print("%-22s n=%2d  mean |err| %5.1f%%  median %5.1f%%  p90 %5.1f%%  max %5.1f%%  within 10%%: %3.0f%%  (signed: min %+.1f%%, max %+.1f%%)"
+          % (label, len(e), 100 * sum(e) / len(e), 100 * statistics.median(e), 100 * p90, 100 * e[-1],
              100 * sum(x <= 0.10 for x in e) / len(e), 100 * s[0], 100 * s[-1]))
-dist([r for r in rows if r["cc"] == "dctcp-rate"], "dctcp-rate")
-dist([r for r in rows if r["cc"] == "dcqcn"], "dcqcn")
-dist([r for r in rows if r["cc"] == "timely"], "timely")
+print("p99 slowdown error of %s against pktsim, all flows:" % sys.argv[2])
+for cc in ("dctcp-rate", "dcqcn", "hpcc", "timely"):
+    dist([r for r in rows if r["cc"] == cc], cc)
+dist([r for r in rows if r["cc"] != "dctcp-rate"], "other CCs")
+print("per size bucket, dctcp-rate scenarios:")
+for col in ("err_0_1k", "err_1_10k", "err_10_50k", "err_50k"):
+    dist([r for r in rows if r["cc"] == "dctcp-rate"], "  " + col[4:], col)
 tp = sum(float(r["pktsim_s"]) for r in rows)
-te = sum(float(r["parsimon_s"]) for r in rows)
-print("wall time: pktsim %.0f s, parsimon %.0f s (%.2fx)" % (tp, te, te / tp if tp else 0))
+te = sum(float(r["est_s"]) for r in rows)
+print("wall time: pktsim %.0f s, %s %.0f s (%.2fx)" % (tp, sys.argv[2], te, te / tp if tp else 0))
 PY

@@ -32,6 +32,7 @@ typedef struct cli_opts {
     uint32_t n_paths;      /* --paths N: m3's sampled paths (0 = scenario's) */
     const char *model;     /* --model FILE: m3's model */
     int is_no_model;       /* --no-model: m3 reports flowsim's own estimate */
+    int is_path_pktsim;    /* --path-pktsim: m3 runs pktsim on each drawn path */
     const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
     const char *sets[64]; /* --set name=value */

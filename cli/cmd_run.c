@@ -184,6 +184,7 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
     mo.n_paths = es->n_paths;
     mo.model_path = es->model[0] ? es->model : NULL;
     mo.is_no_model = es->is_no_model;
+    mo.is_path_pktsim = es->is_path_pktsim;
     mo.n_threads = es->n_threads;
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
@@ -200,18 +201,27 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
         rc = tl_summary_save_json(&sum, path, err);
     }
     if (!rc) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/paths.csv", outdir);
+        rc = tl_m3_write_paths(m, path, err);
+    }
+    if (!rc) {
         tl_m3_stats st;
         tl_m3_get_stats(m, &st);
         printf("m3%s: %zu flows on %llu paths; %u distinct of %u drawn paths, %.0f flows per path "
-               "workload (max %llu); decompose %.2f s, flowsim features %.2f s, model %.3f s "
-               "(%.3f ms per path), aggregation %.3f s\n",
-               mo.is_no_model ? " (flowsim only, no model)" : "", w->flows.n,
-               (unsigned long long)st.n_paths_total, st.n_paths_unique, mo.n_paths,
+               "workload (max %llu), %.1f foreground; decompose %.2f s, flowsim features %.2f s, "
+               "model %.3f s (%.3f ms per path), aggregation %.3f s\n",
+               mo.is_path_pktsim ? " (pktsim on each path)"
+               : mo.is_no_model  ? " (flowsim only, no model)"
+                                 : "",
+               w->flows.n, (unsigned long long)st.n_paths_total, st.n_paths_unique, mo.n_paths,
                st.n_paths_unique ? (double)st.n_path_flows / st.n_paths_unique : 0,
-               (unsigned long long)st.max_path_flows, st.decompose_s, st.features_s,
+               (unsigned long long)st.max_path_flows,
+               st.n_paths_unique ? (double)st.n_path_fg / st.n_paths_unique : 0, st.decompose_s,
+               st.features_s,
                st.predict_s, st.n_paths_unique ? st.predict_s * 1e3 / st.n_paths_unique : 0,
                st.aggregate_s);
-        print_buckets(&sum, outdir, "summary.json");
+        print_buckets(&sum, outdir, "summary.json, paths.csv");
     }
     tl_summary_fini(&sum);
     tl_m3_destroy(m);
@@ -287,7 +297,7 @@ int cmd_run(int argc, char **argv)
     cli_opts o;
     int rc = cli_parse(argc, argv, "run",
                        "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
-                       "paths,model,no-model",
+                       "paths,model,no-model,path-pktsim",
                        &o);
     if (rc)
         return rc;
@@ -308,6 +318,8 @@ int cmd_run(int argc, char **argv)
         snprintf(w.sc.engine.model, sizeof w.sc.engine.model, "%s", o.model);
     if (o.is_no_model)
         w.sc.engine.is_no_model = 1;
+    if (o.is_path_pktsim)
+        w.sc.engine.is_path_pktsim = 1;
     if (!rc)
         rc = cli_run_engine(&w, o.engine ? o.engine : w.sc.engine.name, o.out, o.queue_trace_us,
                             prog, &err);

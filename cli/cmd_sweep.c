@@ -119,6 +119,8 @@ int cmd_sweep(int argc, char **argv)
         mo.n_paths = w.sc.engine.n_paths;
         mo.model_path = w.sc.engine.model[0] ? w.sc.engine.model : NULL;
         mo.n_threads = w.sc.engine.n_threads;
+        mo.is_no_model = w.sc.engine.is_no_model;
+        mo.is_path_pktsim = w.sc.engine.is_path_pktsim;
         m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &mo, &err);
         rc = m ? tl_m3_run(m, prog, &err) : err.code;
     }

@@ -51,6 +51,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                     : strcmp(name, "spread-servers") == 0 ? &o->is_spread
                     : strcmp(name, "cluster") == 0        ? &o->is_cluster
                     : strcmp(name, "no-model") == 0       ? &o->is_no_model
+                    : strcmp(name, "path-pktsim") == 0    ? &o->is_path_pktsim
                                                           : NULL;
         if (flag) {
             *flag = 1;

@@ -11,6 +11,8 @@
 #include "m3/m3_int.h"
 #include "tailor/fileio.h"
 #include "tailor/m3.h"
+#include "tailor/pktsim.h"
+#include "tailor/result.h"
 #include "tailor/world.h"
 #include "testutil.h"
 
@@ -186,8 +188,8 @@ static void synthetic_samples(void **state)
     m3_sample_fini(&a), m3_sample_fini(&b), m3_sample_fini(&c);
 }
 
-/* Foreground flows far apart on an otherwise empty path: pktsim's truth
- * and flowsim both say slowdown 1. */
+/* Foreground flows far apart on an otherwise empty path: pktsim's truth,
+ * flowsim and the busiest-link reference all say slowdown 1. */
 static void idle_path_truth(void **state)
 {
     (void)state;
@@ -210,9 +212,11 @@ static void idle_path_truth(void **state)
     assert_int_equal(m3_features(&s.w, &s.p, s.cc, &ft, NULL), 0);
     for (int b = 0; b < M3_N_OUT; b++) {
         assert_int_equal(n[b], ft.n_fg[b]);
+        assert_int_equal(n[b], ft.n_ref[b]); /* every flow crosses every link */
         for (int q = 0; q < M3_N_Q && n[b]; q++) {
             assert_true(fabs(truth[b][q] - 1) < 1e-3);
             assert_true(fabs(ft.fs_q[b][q] - 1) < 1e-3);
+            assert_true(fabs(ft.ref_q[b][q] - 1) < 1e-3);
         }
     }
     m3_sample_fini(&s);
@@ -304,6 +308,56 @@ static void engine_determinism(void **state)
     tl_world_fini(&w);
 }
 
+/* pktsim on each drawn path (the decomposition's own estimate): the same on
+ * 1 and 2 threads; its p99 is within a factor of two of the full pktsim
+ * run's (4,000 flows make both noisy; docs/accuracy.md measures it at
+ * scale) and above flowsim's, which misses queueing; a repredict under
+ * another ECN threshold re-simulates and changes it. */
+static void path_pktsim_engine(void **state)
+{
+    (void)state;
+    tl_world w;
+    tu_world_make(&w, WORLD(4000));
+    tl_pktsim *p = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed,
+                                    NULL);
+    assert_non_null(p);
+    assert_int_equal(tl_pktsim_run(p, 0, NULL, NULL), 0);
+    tl_summary ref, s[3];
+    assert_int_equal(tl_summary_build(&ref, "pktsim", &w.flows, tl_pktsim_results(p), NULL), 0);
+    tl_pktsim_destroy(p);
+    tl_m3_opts o;
+    tl_m3_opts_default(&o);
+    o.n_paths = 200;
+    for (int t = 0; t < 3; t++) {
+        o.n_threads = t == 1 ? 2 : 1;
+        o.is_path_pktsim = t < 2, o.is_no_model = t == 2;
+        tl_m3 *m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, 3, &o, NULL);
+        assert_non_null(m);
+        assert_int_equal(tl_m3_run(m, NULL, NULL), 0);
+        assert_int_equal(tl_m3_summary(m, &s[t], NULL), 0);
+        if (t == 1) {
+            tl_params p2;
+            assert_int_equal(tl_params_copy(&p2, &w.sc.params, NULL), 0);
+            assert_int_equal(tl_params_set(&p2, "switch.kmin_bytes_per_gbps", 30000, NULL), 0);
+            assert_int_equal(tl_params_set(&p2, "switch.kmax_bytes_per_gbps", 30000, NULL), 0);
+            assert_int_equal(tl_m3_repredict(m, &p2, w.sc.cc, NULL), 0);
+            tl_summary s2;
+            assert_int_equal(tl_m3_summary(m, &s2, NULL), 0);
+            assert_false(summary_equal(&s[1], &s2));
+            tl_params_fini(&p2);
+        }
+        tl_m3_destroy(m);
+    }
+    assert_true(summary_equal(&s[0], &s[1]));
+    double r99 = ref.all[TL_N_BUCKETS - 1].p[2], e99 = s[0].all[TL_N_BUCKETS - 1].p[2],
+           f99 = s[2].all[TL_N_BUCKETS - 1].p[2];
+    print_message("p99: pktsim %.3f, m3 path pktsim %.3f, m3 flowsim %.3f\n", r99, e99, f99);
+    assert_true(e99 > r99 / 2 && e99 < r99 * 2);
+    assert_true(e99 > f99);
+    tl_summary_fini(&ref);
+    tl_world_fini(&w);
+}
+
 /* A missing model file is an error naming it. */
 static void missing_model(void **state)
 {
@@ -325,7 +379,8 @@ int main(void)
         cmocka_unit_test(paths_and_sampling),  cmocka_unit_test(path_workload_recount),
         cmocka_unit_test(mixture_by_hand),     cmocka_unit_test(synthetic_samples),
         cmocka_unit_test(idle_path_truth),     cmocka_unit_test(resumable_samples),
-        cmocka_unit_test(engine_determinism),  cmocka_unit_test(missing_model),
+        cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
+        cmocka_unit_test(missing_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

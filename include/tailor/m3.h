@@ -25,6 +25,9 @@ typedef struct tl_m3_opts {
     uint32_t n_paths;       /* k: paths drawn, with replacement (m3: 500) */
     const char *model_path; /* NULL: data/models/m3.model (tl_data_path) */
     int is_no_model;        /* flowsim's own quantiles, uncorrected (ablation) */
+    int is_path_pktsim;     /* pktsim on each drawn path instead of flowsim and
+                             * the model: the decomposition's own error (m3's
+                             * "ns-3 path" ablation; slow) */
     int n_threads;          /* 0 = all cores */
 } tl_m3_opts;
 void tl_m3_opts_default(tl_m3_opts *o);
@@ -49,12 +52,18 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err);
  * own flows per bucket; mean and percentiles come from the mixture of the
  * sampled paths' predicted distributions. No per-class statistics. */
 int tl_m3_summary(const tl_m3 *s, tl_summary *out, tl_err *err);
+/* One CSV row per distinct drawn path (after run): draws, hops, flows,
+ * foreground flows, busiest/first/last link load, and per output bucket its
+ * foreground flows and p99 slowdown by flowsim, by the reference and by the
+ * estimate: which paths decide the tail. Written atomically. */
+int tl_m3_write_paths(const tl_m3 *s, const char *path, tl_err *err);
 
 typedef struct tl_m3_stats {
     uint64_t n_paths_total;   /* distinct populated paths */
     uint32_t n_paths_unique;  /* distinct paths among the k draws */
     uint64_t n_path_flows;    /* flows (segments) over all sampled path workloads */
     uint64_t max_path_flows;
+    uint64_t n_path_fg;       /* foreground flows over all sampled paths */
     double decompose_s, features_s, predict_s, aggregate_s;
 } tl_m3_stats;
 void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st);

@@ -46,10 +46,11 @@ typedef struct tl_engine_spec {
     uint32_t bucket_min;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load;
     /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =
-     * data/models/m3.model), "no_model" (flowsim's own estimate) */
+     * data/models/m3.model), "no_model" (flowsim's own estimate),
+     * "path_pktsim" (pktsim on each drawn path: the decomposition's error) */
     uint32_t n_paths;
     char model[512];
-    int is_no_model;
+    int is_no_model, is_path_pktsim;
 } tl_engine_spec;
 
 typedef struct tl_scenario {

@@ -31,16 +31,16 @@ enum {
     F_HOPS = 0, F_RATE_MIN, F_RATE_MAX, F_RTT, F_BDP, F_BUFFER, F_WINDOW, F_PFC,
     F_CC_DCTCP, F_CC_DCTCP_RATE, F_CC_DCQCN, F_CC_HPCC, F_CC_TIMELY,
     F_KMIN, F_KMAX, F_PMAX, F_HPCC_ETA, F_HPCC_AI, F_TIMELY_TLOW, F_TIMELY_THIGH, F_MTU,
-    F_LOAD_MAX, F_LOAD_FIRST, F_LOAD_LAST, F_LOAD_MEAN, F_LOAD_MAX_POS, F_FG_SHARE_MAX,
-    F_IAT_CV_MAX, F_SIZE_MEAN_MAX, F_LOG_FG, F_LOG_FLOWS_MAX, F_FG_FRAC,
-    F_BG = 32,          /* 3 hops (first, last, busiest middle) x 3 quantiles */
-    F_FG_MEAN = 41,
-    F_FG_MAP = 42,      /* N_IN buckets x 3 quantiles */
-    F_FG_FRAC_IN = 72,  /* N_IN fractions */
-    F_END = 82,
+    F_LOAD_MAX, F_LOAD_FIRST, F_LOAD_LAST, F_LOAD_MEAN, F_LOAD_MAX_POS,
+    F_IAT_CV_MAX, F_SIZE_MEAN_MAX,
+    F_BG = 28,          /* background maps: 3 hops (first, last, busiest middle) x 3 quantiles */
+    F_BN_MEAN = 37,     /* busiest-link flows: mean slowdown, */
+    F_BN_MAP = 38,      /* N_IN input buckets x 3 quantiles, */
+    F_BN_FRAC_IN = 68,  /* N_IN size fractions */
+    F_END = 78,
 };
 _Static_assert(F_END == M3_N_SHARED, "shared feature layout");
-_Static_assert(F_FG_MAP == F_FG_MEAN + 1 && F_FG_FRAC_IN == F_FG_MAP + 3 * N_IN,
+_Static_assert(F_BN_MAP == F_BN_MEAN + 1 && F_BN_FRAC_IN == F_BN_MAP + 3 * N_IN,
                "feature map layout");
 
 static const char *const cc_names[5] = {"dctcp", "dctcp-rate", "dcqcn", "hpcc", "timely"};
@@ -100,33 +100,39 @@ static void quantiles_f(double *xs, size_t n, const double *qs, int nq, float *o
         out[i] = (float)v[i];
 }
 
-/* The foreground flows' slowdowns grouped by bucket(size), in one counting
- * pass: bucket b's are buf[off[b] .. off[b+1]). */
-static void group_fg(const m3_pathwl *w, const double *sd, int (*bucket)(uint64_t), int nb,
-                     double *buf, size_t *off)
+/* Slowdowns of the flows in(w, i, hop) grouped by bucket(size), in one
+ * counting pass: bucket b's are buf[off[b] .. off[b+1]). */
+static int in_fg(const m3_pathwl *w, size_t i, int hop) { return (void)hop, w->is_fg[i]; }
+static int in_hop(const m3_pathwl *w, size_t i, int hop)
+{
+    return w->flow[i].first <= hop && w->flow[i].last >= hop;
+}
+
+static void group(const m3_pathwl *w, int (*in)(const m3_pathwl *, size_t, int), int hop,
+                  const double *sd, int (*bucket)(uint64_t), int nb, double *buf, size_t *off)
 {
     size_t fill[N_IN + 1] = {0};
     for (size_t i = 0; i < w->n_flows; i++)
-        if (w->is_fg[i])
+        if (in(w, i, hop))
             fill[bucket(w->flow[i].size_bytes) + 1]++;
     for (int b = 0; b < nb; b++)
         fill[b + 1] += fill[b];
     memcpy(off, fill, (size_t)(nb + 1) * sizeof *off);
     for (size_t i = 0; i < w->n_flows; i++)
-        if (w->is_fg[i])
+        if (in(w, i, hop))
             buf[fill[bucket(w->flow[i].size_bytes)]++] = sd[i];
 }
 
 /* Per-hop load statistics over the path workload's arrival span. */
 static void hop_stats(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double *load,
-                      double *fg_bytes, uint64_t *n_flows)
+                      uint64_t *n_flows)
 {
     double span_s = w->n_flows > 1
                         ? (double)(w->flow[w->n_flows - 1].start_ps - w->flow[0].start_ps) * 1e-12
                         : 0;
     double bytes[TL_MAX_HOPS] = {0};
     for (int l = 0; l < w->n_links; l++)
-        fg_bytes[l] = 0, n_flows[l] = 0;
+        n_flows[l] = 0;
     for (size_t i = 0; i < w->n_flows; i++) {
         const tl_fs_path_flow *f = &w->flow[i];
         uint64_t pk = (f->size_bytes + mtu - 1) / mtu;
@@ -134,14 +140,10 @@ static void hop_stats(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double *lo
         for (int l = f->first; l <= f->last; l++) {
             bytes[l] += wire;
             n_flows[l]++;
-            if (w->is_fg[i])
-                fg_bytes[l] += wire;
         }
     }
-    for (int l = 0; l < w->n_links; l++) {
+    for (int l = 0; l < w->n_links; l++)
         load[l] = span_s > 0 ? bytes[l] * 8 / (span_s * (double)w->link[l].rate_bps) : 0;
-        fg_bytes[l] = bytes[l] > 0 ? fg_bytes[l] / bytes[l] : 0;
-    }
 }
 
 /* Coefficient of variation of the inter-arrival times of hop l's flows. */
@@ -189,9 +191,9 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
         sd[i] = tl_slowdown(res[i].fct_ps, res[i].ideal_ps);
 
     /* load and burstiness */
-    double load[TL_MAX_HOPS] = {0}, fg_share[TL_MAX_HOPS] = {0};
+    double load[TL_MAX_HOPS] = {0};
     uint64_t n_hop[TL_MAX_HOPS] = {0};
-    hop_stats(w, mtu, hdr, load, fg_share, n_hop);
+    hop_stats(w, mtu, hdr, load, n_hop);
     int busiest = 0, mid = -1;
     double sum = 0;
     for (int l = 0; l < w->n_links; l++) {
@@ -206,7 +208,6 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
     x[F_LOAD_LAST] = (float)load[w->n_links - 1];
     x[F_LOAD_MEAN] = (float)(sum / w->n_links);
     x[F_LOAD_MAX_POS] = w->n_links > 1 ? (float)busiest / (float)(w->n_links - 1) : 0;
-    x[F_FG_SHARE_MAX] = (float)fg_share[busiest];
     x[F_IAT_CV_MAX] = (float)iat_cv(w, busiest);
     double bytes_busiest = 0;
     for (size_t i = 0; i < n; i++)
@@ -214,9 +215,6 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
             bytes_busiest += (double)w->flow[i].size_bytes;
     x[F_SIZE_MEAN_MAX] = n_hop[busiest] ? (float)(bytes_busiest / (double)n_hop[busiest] / 1000)
                                         : NAN;
-    x[F_LOG_FG] = (float)log10((double)w->n_fg + 1);
-    x[F_LOG_FLOWS_MAX] = (float)log10((double)n_hop[busiest] + 1);
-    x[F_FG_FRAC] = n ? (float)((double)w->n_fg / (double)n) : 0;
 
     /* background maps: first hop, last hop, busiest middle hop */
     int hops3[3] = {0, w->n_links - 1, mid};
@@ -228,19 +226,25 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
         quantiles_f(buf, m, in_q, 3, x + F_BG + 3 * k);
     }
 
-    /* foreground: mean, the input-bucket map, the output-bucket quantiles */
-    double fg_sum = 0;
-    size_t off[N_IN + 1];
-    group_fg(w, sd, in_bucket, N_IN, buf, off);
+    /* busiest-link flows: mean, the input-bucket map, the reference */
+    double bn_sum = 0;
+    size_t off[N_IN + 1], n_bn = n_hop[busiest];
+    group(w, in_hop, busiest, sd, in_bucket, N_IN, buf, off);
     for (int b = 0; b < N_IN; b++) {
         size_t m = off[b + 1] - off[b];
         for (size_t i = off[b]; i < off[b + 1]; i++)
-            fg_sum += buf[i];
-        quantiles_f(buf + off[b], m, in_q, 3, x + F_FG_MAP + 3 * b);
-        x[F_FG_FRAC_IN + b] = w->n_fg ? (float)((double)m / (double)w->n_fg) : 0;
+            bn_sum += buf[i];
+        quantiles_f(buf + off[b], m, in_q, 3, x + F_BN_MAP + 3 * b);
+        x[F_BN_FRAC_IN + b] = n_bn ? (float)((double)m / (double)n_bn) : 0;
     }
-    x[F_FG_MEAN] = w->n_fg ? (float)(fg_sum / (double)w->n_fg) : NAN;
-    group_fg(w, sd, tl_bucket_of, M3_N_OUT, buf, off);
+    x[F_BN_MEAN] = n_bn ? (float)(bn_sum / (double)n_bn) : NAN;
+    group(w, in_hop, busiest, sd, tl_bucket_of, M3_N_OUT, buf, off);
+    for (int b = 0; b < M3_N_OUT; b++) {
+        ft->n_ref[b] = (uint32_t)(off[b + 1] - off[b]);
+        quantiles(buf + off[b], ft->n_ref[b], m3_q, M3_N_Q, ft->ref_q[b]);
+    }
+    /* foreground: flowsim's own estimate (--no-model) and the counts */
+    group(w, in_fg, 0, sd, tl_bucket_of, M3_N_OUT, buf, off);
     for (int b = 0; b < M3_N_OUT; b++) {
         ft->n_fg[b] = (uint32_t)(off[b + 1] - off[b]);
         quantiles(buf + off[b], ft->n_fg[b], m3_q, M3_N_Q, ft->fs_q[b]);
@@ -251,13 +255,17 @@ done:
     return rc;
 }
 
+float m3_feat_load(const m3_feat *ft, int which)
+{
+    return ft->shared[which == 0 ? F_LOAD_MAX : which == 1 ? F_LOAD_FIRST : F_LOAD_LAST];
+}
+
 void m3_feat_row(const m3_feat *ft, int b, int qi, float *row)
 {
     memcpy(row, ft->shared, sizeof ft->shared);
     row[M3_N_SHARED] = (float)b;
     row[M3_N_SHARED + 1] = (float)m3_q[qi];
-    row[M3_N_SHARED + 2] = (float)ft->fs_q[b][qi];
-    row[M3_N_SHARED + 3] = (float)log10((double)ft->n_fg[b] + 1);
+    row[M3_N_SHARED + 2] = (float)ft->ref_q[b][qi];
 }
 
 const char *m3_feature_name(int i, char *buf, size_t n)
@@ -267,21 +275,20 @@ const char *m3_feature_name(int i, char *buf, size_t n)
         "pfc", "cc_dctcp", "cc_dctcp_rate", "cc_dcqcn", "cc_hpcc", "cc_timely", "kmin_kb_per_gbps",
         "kmax_kb_per_gbps", "pmax", "hpcc_eta", "hpcc_ai_mbps", "timely_tlow_us",
         "timely_thigh_us", "mtu", "load_max", "load_first", "load_last", "load_mean",
-        "load_max_pos", "fg_share_busiest", "iat_cv_busiest", "size_mean_kb_busiest", "log_fg",
-        "log_flows_busiest", "fg_frac"};
+        "load_max_pos", "iat_cv_busiest", "size_mean_kb_busiest"};
     static const char *const hop[3] = {"first", "last", "mid"};
     static const char *const qn[3] = {"p50", "p90", "p99"};
-    static const char *const extra[4] = {"bucket", "q", "fs_q", "log_fg_bucket"};
+    static const char *const extra[3] = {"bucket", "q", "ref_q"};
     if (i < F_BG)
         snprintf(buf, n, "%s", fixed[i]);
-    else if (i < F_FG_MEAN)
+    else if (i < F_BN_MEAN)
         snprintf(buf, n, "bg_%s_%s", hop[(i - F_BG) / 3], qn[(i - F_BG) % 3]);
-    else if (i == F_FG_MEAN)
-        snprintf(buf, n, "fg_mean");
-    else if (i < F_FG_FRAC_IN)
-        snprintf(buf, n, "fg_in%d_%s", (i - F_FG_MAP) / 3, qn[(i - F_FG_MAP) % 3]);
+    else if (i == F_BN_MEAN)
+        snprintf(buf, n, "bn_mean");
+    else if (i < F_BN_FRAC_IN)
+        snprintf(buf, n, "bn_in%d_%s", (i - F_BN_MAP) / 3, qn[(i - F_BN_MAP) % 3]);
     else if (i < F_END)
-        snprintf(buf, n, "fg_in%d_frac", i - F_FG_FRAC_IN);
+        snprintf(buf, n, "bn_in%d_frac", i - F_BN_FRAC_IN);
     else if (i < M3_N_FEATURES)
         snprintf(buf, n, "%s", extra[i - F_END]);
     else

@@ -11,6 +11,7 @@
 #include "m3/model.h"
 #include "tailor/fileio.h"
 #include "tailor/m3.h"
+#include "tailor/rng.h"
 #include "tailor/time.h"
 
 struct tl_m3 {
@@ -30,6 +31,7 @@ struct tl_m3 {
     m3_pathwl *wl;     /* (n_sel) kept for a sweep that must re-run flowsim */
     m3_feat *feat;     /* (n_sel) */
     double (*pred)[M3_N_OUT][M3_N_Q]; /* (n_sel) corrected quantiles */
+    double (*truth)[M3_N_OUT][M3_N_Q]; /* (n_sel) path pktsim's, with is_path_pktsim */
     int is_run;
     tl_slowdown_stats all[TL_N_BUCKETS]; /* the network-wide estimate */
     tl_m3_stats st;
@@ -40,6 +42,7 @@ void tl_m3_opts_default(tl_m3_opts *o)
     o->n_paths = 500;
     o->model_path = NULL;
     o->is_no_model = 0;
+    o->is_path_pktsim = 0;
     o->n_threads = 0;
 }
 
@@ -57,7 +60,7 @@ tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, con
     }
     s->t = t, s->r = r, s->f = f, s->p = p, s->seed = seed, s->o = *o;
     snprintf(s->cc, sizeof s->cc, "%s", cc);
-    if (!o->is_no_model) {
+    if (!o->is_no_model && !o->is_path_pktsim) {
         char path[4096];
         const char *mp = o->model_path;
         if (!mp) {
@@ -90,7 +93,7 @@ void tl_m3_destroy(tl_m3 *s)
     m3_paths_fini(&s->g);
     for (uint32_t k = 0; s->wl && k < s->n_sel; k++)
         m3_pathwl_fini(&s->wl[k]);
-    free(s->wl), free(s->sel), free(s->draws), free(s->feat), free(s->pred);
+    free(s->wl), free(s->sel), free(s->draws), free(s->feat), free(s->pred), free(s->truth);
     free(s);
 }
 
@@ -132,6 +135,11 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
                                               &s->wl[k], &errs[k])
                           : tl_err_nomem(&errs[k]);
             rc = rc ? rc : m3_features(&s->wl[k], s->p, s->cc, &s->feat[k], &errs[k]);
+            if (!rc && s->truth) {
+                uint32_t n_out[M3_N_OUT];
+                rc = m3_path_pktsim(&s->wl[k], s->p, s->cc, tl_mix64(s->seed ^ s->sel[k]),
+                                    s->truth[k], n_out, &errs[k]);
+            }
             if ((rcs[k] = rc)) {
 #pragma omp atomic write
                 failed = 1;
@@ -152,8 +160,9 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
     return rc;
 }
 
-/* Corrected quantiles: flowsim's times exp(model), made non-decreasing in q
- * and at least 1; flowsim's own with is_no_model. */
+/* Corrected quantiles: the reference times exp(model), made non-decreasing
+ * in q and at least 1; flowsim's foreground quantiles with is_no_model,
+ * path pktsim's with is_path_pktsim. */
 static int predict(tl_m3 *s, tl_err *err)
 {
     uint32_t n = s->n_sel;
@@ -187,9 +196,9 @@ static int predict(tl_m3 *s, tl_err *err)
             for (int q = 0; q < M3_N_Q; q++) {
                 double v = NAN;
                 if (s->feat[k].n_fg[b]) {
-                    v = s->feat[k].fs_q[b][q];
-                    if (s->model)
-                        v *= exp((double)y[i++]);
+                    v = s->truth   ? s->truth[k][b][q]
+                        : s->model ? s->feat[k].ref_q[b][q] * exp((double)y[i++])
+                                   : s->feat[k].fs_q[b][q];
                     v = fmax(v, prev);
                     prev = v;
                 }
@@ -215,6 +224,8 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
     s->wl = calloc((size_t)s->n_sel + 1, sizeof *s->wl);
     s->feat = calloc((size_t)s->n_sel + 1, sizeof *s->feat);
     s->pred = calloc((size_t)s->n_sel + 1, sizeof *s->pred);
+    if (s->o.is_path_pktsim && !(s->truth = calloc((size_t)s->n_sel + 1, sizeof *s->truth)))
+        return tl_err_nomem(err);
     if (!s->wl || !s->feat || !s->pred)
         return tl_err_nomem(err);
     double t1 = tl_wall_s();
@@ -223,6 +234,7 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
         return rc;
     for (uint32_t k = 0; k < s->n_sel; k++) {
         s->st.n_path_flows += s->wl[k].n_flows;
+        s->st.n_path_fg += s->wl[k].n_fg;
         if (s->wl[k].n_flows > s->st.max_path_flows)
             s->st.max_path_flows = s->wl[k].n_flows;
     }
@@ -251,7 +263,7 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
     snprintf(s->cc, sizeof s->cc, "%s", cc);
     double t0 = tl_wall_s();
     int rc = 0;
-    if (is_flowsim)
+    if (is_flowsim || s->truth) /* path pktsim reads every knob */
         rc = featurize(s, 0, NULL, err);
     else
         for (uint32_t k = 0; k < s->n_sel; k++)
@@ -325,6 +337,35 @@ int tl_m3_summary(const tl_m3 *s, tl_summary *out, tl_err *err)
     snprintf(out->engine, sizeof out->engine, "m3");
     memcpy(out->all, s->all, sizeof out->all);
     return 0;
+}
+
+int tl_m3_write_paths(const tl_m3 *s, const char *path, tl_err *err)
+{
+    if (!s->is_run)
+        return tl_err_set(err, TL_EINVAL, "m3: paths before run");
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
+    if (!f)
+        return err && err->code ? err->code : TL_EIO;
+    int q99 = 0;
+    while (m3_q[q99] < 0.99)
+        q99++;
+    fprintf(f, "path,draws,hops,flows,fg_flows,load_max,load_first,load_last");
+    for (int b = 0; b < M3_N_OUT; b++)
+        fprintf(f, ",fg_%s,flowsim_p99_%s,ref_p99_%s,est_p99_%s", tl_bucket_names[b],
+                tl_bucket_names[b], tl_bucket_names[b], tl_bucket_names[b]);
+    fputc('\n', f);
+    for (uint32_t k = 0; k < s->n_sel; k++) {
+        const m3_feat *ft = &s->feat[k];
+        fprintf(f, "%u,%u,%d,%zu,%zu,%.4g,%.4g,%.4g", s->sel[k], s->draws[k], s->wl[k].n_links,
+                s->wl[k].n_flows, s->wl[k].n_fg, m3_feat_load(ft, 0), m3_feat_load(ft, 1),
+                m3_feat_load(ft, 2));
+        for (int b = 0; b < M3_N_OUT; b++)
+            fprintf(f, ",%u,%.6g,%.6g,%.6g", ft->n_fg[b], ft->fs_q[b][q99], ft->ref_q[b][q99],
+                    s->pred[k][b][q99]);
+        fputc('\n', f);
+    }
+    return tl_afile_commit(&af, err);
 }
 
 void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st) { *st = s->st; }

@@ -93,17 +93,25 @@ void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
 
 /* Version of the feature layout below; a model file records the schema it
  * was trained on and is refused by a build with another. */
-#define M3_FEATURE_SCHEMA 1
-/* Features shared by every row of one path. */
-#define M3_N_SHARED 82
-/* Row features: the shared ones, then bucket, quantile, flowsim's value at
- * that (bucket, quantile) and the bucket's foreground flow count. */
-#define M3_N_FEATURES (M3_N_SHARED + 4)
+#define M3_FEATURE_SCHEMA 2
+/* Features shared by every row of one path. None counts flows: a fabric path
+ * carries a handful of foreground flows among thousands of others, a
+ * training sample a thousand, so counts would tell them apart. */
+#define M3_N_SHARED 78
+/* Row features: the shared ones, then bucket, quantile and the reference
+ * value at that (bucket, quantile). */
+#define M3_N_FEATURES (M3_N_SHARED + 3)
 
+/* The model corrects a reference that is as well estimated on a fabric path
+ * (2-30 foreground flows) as on a training sample (1,000): flowsim's
+ * slowdown quantiles of every flow that crosses the path's busiest link
+ * (docs/m3.md "Features"). */
 typedef struct m3_feat {
     float shared[M3_N_SHARED];
-    double fs_q[M3_N_OUT][M3_N_Q]; /* flowsim foreground slowdown quantiles; NaN if empty */
-    uint32_t n_fg[M3_N_OUT];       /* foreground flows per output bucket */
+    double fs_q[M3_N_OUT][M3_N_Q];  /* flowsim foreground slowdown quantiles; NaN if empty */
+    uint32_t n_fg[M3_N_OUT];        /* foreground flows per output bucket */
+    double ref_q[M3_N_OUT][M3_N_Q]; /* flowsim quantiles at the busiest link; NaN if empty */
+    uint32_t n_ref[M3_N_OUT];
 } m3_feat;
 
 /* Runs flowsim on w (path-level mode) and fills ft. p gives the transport
@@ -115,11 +123,13 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
 void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft);
 /* Knobs flowsim reads: a sweep over any other knob reuses the features. */
 int m3_knob_changes_flowsim(const char *name);
+/* Busiest (which 0), first (1) or last (2) link's offered load. */
+float m3_feat_load(const m3_feat *ft, int which);
 /* The model's input row for (bucket b, quantile index qi). */
 void m3_feat_row(const m3_feat *ft, int b, int qi, float *row);
 /* Name of feature i (docs, training log). */
 const char *m3_feature_name(int i, char *buf, size_t n);
-/* The label: log of the true quantile over flowsim's. */
+/* The label: log of the true quantile over the reference. */
 static inline float m3_label(double truth, double fs) { return (float)log(truth / fs); }
 
 /* ---- synthetic training samples (m3.txt §5.1, Tables 2 and 4) ---- */
@@ -152,6 +162,11 @@ void m3_sample_fini(m3_sample *s);
  * bucket has no foreground flow) and counts. */
 int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t n[M3_N_OUT],
                    tl_err *err);
+/* The same for any path workload (the engine's path_pktsim ablation): its
+ * parking lot with SIDE_HOSTS hosts beside each switch, 10 Gbps and 1 us
+ * side links; segments without keys are spread over the side hosts. */
+int m3_path_pktsim(const m3_pathwl *w, const tl_params *p, const char *cc, uint64_t seed,
+                   double truth[M3_N_OUT][M3_N_Q], uint32_t n[M3_N_OUT], tl_err *err);
 
 /* ---- training data and training (docs/m3.md "Training") ---- */
 

@@ -63,9 +63,11 @@ void m3_record_write(FILE *f, const m3_record *r)
     for (int i = 0; i < M3_N_SHARED; i++)
         put_num(f, r->feat.shared[i]);
     for (int b = 0; b < M3_N_OUT; b++) {
-        fprintf(f, ",%u,%u", r->feat.n_fg[b], r->n_truth[b]);
+        fprintf(f, ",%u,%u,%u", r->feat.n_fg[b], r->n_truth[b], r->feat.n_ref[b]);
         for (int q = 0; q < M3_N_Q; q++)
             put_num(f, r->feat.fs_q[b][q]);
+        for (int q = 0; q < M3_N_Q; q++)
+            put_num(f, r->feat.ref_q[b][q]);
         for (int q = 0; q < M3_N_Q; q++)
             put_num(f, r->truth[b][q]);
     }
@@ -145,8 +147,12 @@ int m3_record_parse(char *line, const char *file, int lineno, m3_record *r, tl_e
         r->feat.n_fg[b] = (uint32_t)v;
         rc = rc ? rc : field_num(&fs, &v, err);
         r->n_truth[b] = (uint32_t)v;
+        rc = rc ? rc : field_num(&fs, &v, err);
+        r->feat.n_ref[b] = (uint32_t)v;
         for (int q = 0; q < M3_N_Q && !rc; q++)
             rc = field_num(&fs, &r->feat.fs_q[b][q], err);
+        for (int q = 0; q < M3_N_Q && !rc; q++)
+            rc = field_num(&fs, &r->feat.ref_q[b][q], err);
         for (int q = 0; q < M3_N_Q && !rc; q++)
             rc = field_num(&fs, &r->truth[b][q], err);
     }

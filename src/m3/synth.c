@@ -204,6 +204,13 @@ static uint32_t side_host(int h, int sw, uint16_t key)
     return (uint32_t)(h + 1 + (sw - 1) * SIDE_HOSTS + key);
 }
 
+/* A segment's side host: its key, or for a fabric path (no keys) one of the
+ * SIDE_HOSTS drawn from its index (its real host is not on the path). */
+static uint16_t side_key(const uint16_t *keys, size_t i, int is_dst)
+{
+    return keys ? keys[i] : (uint16_t)(tl_mix64(2 * (uint64_t)i + (uint64_t)is_dst) % SIDE_HOSTS);
+}
+
 static tl_topo *build_topo(const m3_pathwl *w, tl_err *err)
 {
     int h = w->n_links;
@@ -237,7 +244,12 @@ fail:
 int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t n_out[M3_N_OUT],
                    tl_err *err)
 {
-    const m3_pathwl *w = &s->w;
+    return m3_path_pktsim(&s->w, &s->p, s->cc, tl_mix64(s->index + 1), truth, n_out, err);
+}
+
+int m3_path_pktsim(const m3_pathwl *w, const tl_params *p, const char *cc, uint64_t seed,
+                   double truth[M3_N_OUT][M3_N_Q], uint32_t n_out[M3_N_OUT], tl_err *err)
+{
     int h = w->n_links;
     tl_flows f;
     tl_flows_init(&f);
@@ -257,13 +269,13 @@ int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t 
         f.v[i] = (tl_flow){.id = i,
                            .size_bytes = pf->size_bytes,
                            .start_ps = pf->start_ps,
-                           .src = a == 0 ? 0 : side_host(h, a, w->src_key[i]),
-                           .dst = b == h ? (uint32_t)h : side_host(h, b, w->dst_key[i])};
+                           .src = a == 0 ? 0 : side_host(h, a, side_key(w->src_key, i, 0)),
+                           .dst = b == h ? (uint32_t)h
+                                         : side_host(h, b, side_key(w->dst_key, i, 1))};
     }
     f.n = w->n_flows;
-    uint64_t seed = tl_mix64(s->index + 1);
     if (!(r = tl_routes_create(t, seed, err)) ||
-        !(sim = tl_pktsim_create(t, r, &f, &s->p, s->cc, seed, err))) {
+        !(sim = tl_pktsim_create(t, r, &f, p, cc, seed, err))) {
         rc = err && err->code ? err->code : TL_ENOMEM;
         goto done;
     }
@@ -276,8 +288,8 @@ int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t 
             if (!w->is_fg[i] || tl_bucket_of(w->flow[i].size_bytes) != b)
                 continue;
             if (res[i].fct_ps < 0) {
-                rc = tl_err_set(err, TL_EINVAL, "sample %llu: foreground flow %zu did not finish",
-                                (unsigned long long)s->index, i);
+                rc = tl_err_set(err, TL_EINVAL, "path pktsim: foreground flow %zu did not finish",
+                                i);
                 goto done;
             }
             sd[m++] = tl_slowdown(res[i].fct_ps, res[i].ideal_ps);

@@ -1,7 +1,8 @@
 /* Training m3's model from DIR/samples.csv (m3.txt §3.4, §5.1): every
  * (sample, bucket, quantile) with enough foreground flows becomes one row
- * whose label is log(truth / flowsim); every tenth sample is held out; the
- * log reports the held-out p99 error per bucket next to flowsim's own. */
+ * whose label is log(truth / reference), the reference being flowsim's
+ * quantile at the busiest link; every tenth sample is held out; the log
+ * reports the held-out p99 error per bucket next to flowsim's own. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,9 @@ static int is_valid_sample(uint64_t index) { return index % 10 == 9; }
 
 static int usable(const m3_record *r, int b, int q)
 {
-    double fs = r->feat.fs_q[b][q], t = r->truth[b][q];
-    return r->n_truth[b] >= M3_MIN_TRUTH && fs > 0 && isfinite(fs) && t > 0 && isfinite(t);
+    double fs = r->feat.fs_q[b][q], ref = r->feat.ref_q[b][q], t = r->truth[b][q];
+    return r->n_truth[b] >= M3_MIN_TRUTH && fs > 0 && isfinite(fs) && ref > 0 && isfinite(ref) &&
+           t > 0 && isfinite(t);
 }
 
 /* Reads every record of path into *out (caller frees). */
@@ -84,7 +86,7 @@ static int add_rows(m3_dataset *d, const m3_record *r, tl_err *err)
             if (!usable(r, b, q))
                 continue;
             m3_feat_row(&r->feat, b, q, row);
-            int rc = m3_dataset_append(d, row, m3_label(r->truth[b][q], r->feat.fs_q[b][q]), err);
+            int rc = m3_dataset_append(d, row, m3_label(r->truth[b][q], r->feat.ref_q[b][q]), err);
             if (rc)
                 return rc;
         }
@@ -126,12 +128,12 @@ static int report(FILE *log, const m3_model *m, const m3_record *v, size_t n, in
                 if (!usable(r, b, q))
                     continue;
                 double t = r->truth[b][q], fs = r->feat.fs_q[b][q];
-                am += fabs(fs * exp(y[q]) / t - 1);
+                am += fabs(r->feat.ref_q[b][q] * exp(y[q]) / t - 1);
                 af += fabs(fs / t - 1);
                 na++;
             }
             double t = r->truth[b][q99], fs = r->feat.fs_q[b][q99];
-            em[k] = fabs(fs * exp(y[q99]) / t - 1);
+            em[k] = fabs(r->feat.ref_q[b][q99] * exp(y[q99]) / t - 1);
             ef[k++] = fabs(fs / t - 1);
         }
         double sm = 0, sf = 0;

@@ -717,7 +717,8 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     static const char *const keys[] = {"name",          "threads",      "cluster",
                                        "bucket_min",    "bucket_ratio", "fat_factor",
                                        "cluster_wmape", "cluster_load", "paths",
-                                       "model",         "no_model",     NULL};
+                                       "model",         "no_model",     "path_pktsim",
+                                       NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -746,6 +747,11 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
         return fail(c, "engine.no_model", TL_EPARSE, "expected true or false, found %s",
                     tl_json_type_name(nm));
     e->is_no_model = nm && json_is_true(nm);
+    json_t *pp = json_object_get(o, "path_pktsim");
+    if (pp && !json_is_boolean(pp))
+        return fail(c, "engine.path_pktsim", TL_EPARSE, "expected true or false, found %s",
+                    tl_json_type_name(pp));
+    e->is_path_pktsim = pp && json_is_true(pp);
     return 0;
 }
 
