@@ -68,8 +68,8 @@ static int save_summary(const char *out, int v, const tl_summary *sum, tl_err *e
 int cmd_sweep(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "sweep", "o,engine,seed,cc,set,preset,threads,quiet,paths,model",
-                       &o);
+    int rc = cli_parse(argc, argv, "sweep",
+                       "o,engine,seed,cc,set,preset,threads,quiet,paths,model,no-model", &o);
     if (rc)
         return rc;
     swept sw[MAX_SWEPT];
@@ -98,6 +98,8 @@ int cmd_sweep(int argc, char **argv)
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
+    if (o.is_no_model)
+        w.sc.engine.is_no_model = 1;
     if (o.n_paths)
         w.sc.engine.n_paths = o.n_paths;
     if (o.model)

@@ -42,7 +42,7 @@ static const struct {
     {"sweep", cmd_sweep, "p99 slowdown per size bucket for each value of a knob (counterfactuals)",
      "tailor sweep [SCENARIO] --set knob=v1,v2,... [--set knob2=w1,w2,...] [--engine NAME]\n"
      "             [-o OUTDIR] [--set name=value]... [--cc NAME] [--paths N] [--model FILE]\n"
-     "             [--seed N] [--threads N] [--quiet]\n"
+     "             [--no-model] [--seed N] [--threads N] [--quiet]\n"
      "  Every --set with a list of values is swept; lists of the same length move together\n"
      "  (e.g. switch.kmin_bytes_per_gbps=1KB,2KB --set switch.kmax_bytes_per_gbps=1KB,2KB).\n"
      "  Prints the p99 slowdown of every size bucket for each setting; with -o, writes\n"

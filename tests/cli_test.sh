@@ -262,6 +262,16 @@ JSON
 check "run --engine m3 exits 0" test $? -eq 0
 check "m3 writes a summary only" test -f "$tmp/m3r/summary.json" -a ! -f "$tmp/m3r/fct.csv"
 check "m3 summary names its engine" grep -q '"engine": "m3"' "$tmp/m3r/summary.json"
+check "m3 writes paths.csv, one row per distinct drawn path" \
+    test "$(tail -n +2 "$tmp/m3r/paths.csv" | wc -l)" -ge 10 -a "$(head -1 "$tmp/m3r/paths.csv" | cut -d, -f1-2)" = "path,draws"
+"$bin" run "$tmp/m3s.json" --engine m3 --path-pktsim --paths 20 -o "$tmp/m3p" --quiet >"$tmp/m3po"
+check "run --engine m3 --path-pktsim exits 0" test $? -eq 0
+check "m3 --path-pktsim says so" grep -q "pktsim on each path" "$tmp/m3po"
+"$bin" m3 gen-data "$tmp/m3h" --samples 12 --fg-flows 300 --max-flows 2000 --cc hpcc --quiet >/dev/null
+"$bin" m3 train "$tmp/m3h" -o "$tmp/m3h.model" --trees 5 --depth 3 --quiet >/dev/null
+"$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3h.model" --paths 50 -o "$tmp/m3y" --quiet 2>"$tmp/err" >/dev/null
+check "m3 refuses a model trained on other CCs" test $? -eq 2
+check "m3 says which CCs the model knows" grep -q "trained on hpcc samples only" "$tmp/err"
 "$bin" run "$tmp/m3s.json" --engine flowsim -o "$tmp/m3f" --quiet >/dev/null
 "$bin" compare "$tmp/m3f" "$tmp/m3r" --quiet >"$tmp/m3c"
 check "compare takes a summary-only estimate" grep -q "0-1KB" "$tmp/m3c"

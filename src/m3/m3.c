@@ -2,6 +2,7 @@
  * them, featurize each drawn path with flowsim, correct flowsim's foreground
  * quantiles with the learned model, and mix the corrected distributions
  * into network-wide ones. */
+#include <jansson.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -46,6 +47,36 @@ void tl_m3_opts_default(tl_m3_opts *o)
     o->n_threads = 0;
 }
 
+int m3_cc_listed(const char *list, const char *cc)
+{
+    size_t n = strlen(cc);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, cc, n))
+            return 1;
+        p += len + (end != NULL);
+    }
+    return 0;
+}
+
+/* A model predicts only for the congestion controls of its training
+ * samples (metadata "ccs"; a model without the key is trusted). */
+static int check_cc(const m3_model *m, const char *file, const char *cc, tl_err *err)
+{
+    json_t *meta = json_loads(m3_model_meta(m), 0, NULL);
+    const char *ccs = json_string_value(json_object_get(meta, "ccs"));
+    int rc = 0;
+    if (ccs && !m3_cc_listed(ccs, cc))
+        rc = tl_err_set(err, TL_EINVAL,
+                        "%s: this model was trained on %s samples only and the scenario uses %s: "
+                        "make samples with it (`tailor m3 gen-data DIR --cc %s`, or without --cc "
+                        "for all), train on them, or run with --no-model",
+                        file, ccs, cc, cc);
+    json_decref(meta);
+    return rc;
+}
+
 tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, const tl_params *p,
                     const char *cc, uint64_t seed, const tl_m3_opts *o, tl_err *err)
 {
@@ -71,6 +102,10 @@ tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, con
             mp = path;
         }
         if (!(s->model = m3_model_load(mp, M3_FEATURE_SCHEMA, err))) {
+            tl_m3_destroy(s);
+            return NULL;
+        }
+        if (check_cc(s->model, mp, cc, err)) {
             tl_m3_destroy(s);
             return NULL;
         }

@@ -193,6 +193,9 @@ int m3_record_parse(char *line, const char *file, int lineno, m3_record *r, tl_e
 int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_synth_opts *o,
                 int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err);
 
+/* Whether cc is an item of the comma-separated list. */
+int m3_cc_listed(const char *list, const char *cc);
+
 /* Trains on dir/samples.csv and writes model_path and model_path.log (data
  * size, options, RMSE per 50 rounds, held-out p99 error per bucket). */
 struct m3_train_opts;

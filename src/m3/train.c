@@ -151,6 +151,19 @@ static int report(FILE *log, const m3_model *m, const m3_record *v, size_t n, in
     return rc;
 }
 
+/* The congestion controls the samples cover, comma-separated in order of
+ * first appearance: the engine refuses a scenario with another. */
+static void cc_list(const m3_record *v, size_t n, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (m3_cc_listed(out, v[i].cc))
+            continue;
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, "%s%s", len ? "," : "", v[i].cc);
+    }
+}
+
 int m3_train_dir(const char *dir, const char *model_path, const m3_train_opts *o, tl_err *err)
 {
     char path[4096], log_path[4200], header[512] = "";
@@ -196,10 +209,12 @@ int m3_train_dir(const char *dir, const char *model_path, const m3_train_opts *o
     rc = rc ? rc : report(log, m, v, n, o->n_threads, err);
     if (!rc) {
         char meta[1024];
+        char ccs[256];
+        cc_list(v, n, ccs, sizeof ccs);
         snprintf(meta, sizeof meta,
                  "{\"samples\": %zu, \"train_rows\": %zu, \"valid_rows\": %zu, \"trees\": %u, "
-                 "\"depth\": %u, \"eta\": %g, \"data\": \"%s\"}",
-                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, header + 2);
+                 "\"depth\": %u, \"eta\": %g, \"ccs\": \"%s\", \"data\": \"%s\"}",
+                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, header + 2);
         rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
     }
     if (log) {
