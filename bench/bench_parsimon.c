@@ -15,25 +15,9 @@
 #include <string.h>
 
 #include "benchutil.h"
-#include "tailor/fileio.h"
 #include "tailor/parsimon.h"
 #include "tailor/pktsim.h"
 #include "tailor/world.h"
-
-static const char *fabric32(unsigned long flows, char *buf, size_t n)
-{
-    snprintf(buf, n,
-             "{\"seed\": 1, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
-             "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
-             "\"oversubscription\": 2}, \"workload\": {\"flows\": %lu, \"classes\": "
-             "[{\"sizes\": {\"cdf\": \"webserver\"}, "
-             "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
-             "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
-             "\"load\": {\"max_link_load\": 0.5}}]}, "
-             "\"transport\": {\"cc\": \"dctcp-rate\"}}",
-             flows);
-    return buf;
-}
 
 int main(int argc, char **argv)
 {
@@ -46,21 +30,9 @@ int main(int argc, char **argv)
     int threads = argc > 3 ? atoi(argv[3]) : 0;
     char buf[2048], scen[96];
     char *text = NULL;
-    const char *json;
-    if (strcmp(which, "6144") == 0) {
-        tl_err e;
-        tl_err_clear(&e);
-        if (!(text = tl_read_file("examples/fabric-6144.json", NULL, &e))) {
-            fprintf(stderr, "bench_parsimon: %s (run from the repository root)\n", e.msg);
-            return 1;
-        }
-        json = text;
-        snprintf(scen, sizeof scen, "fabric6144_2to1_B_webserver_s2_50pct_1s");
-    } else {
-        unsigned long flows = strcmp(which, "2m") == 0 ? 2000000 : 200000;
-        json = fabric32(flows, buf, sizeof buf);
-        snprintf(scen, sizeof scen, "fabric32_2to1_B_webserver_s2_50pct_%luflows", flows);
-    }
+    const char *json = bench_engine_scenario(which, buf, sizeof buf, &text, scen, sizeof scen);
+    if (!json)
+        return 1;
     tl_err err;
     tl_err_clear(&err);
     tl_world w;

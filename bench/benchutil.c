@@ -1,10 +1,12 @@
 /* Benchmark helpers (see benchutil.h). */
 #include "benchutil.h"
 
+#include "tailor/fileio.h"
 #include "tailor/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 double bench_now_s(void) { return tl_wall_s(); }
@@ -35,4 +37,37 @@ void bench_print(const char *name, double value, const char *unit, const char *s
 {
     printf("%s %.4g %s %s threads=%d %s\n", name, value, unit, scenario, threads, TL_GIT_COMMIT);
     fflush(stdout);
+}
+
+const char *bench_engine_scenario(const char *which, char *buf, size_t n, char **owned,
+                                  char *scen, size_t scen_n)
+{
+    *owned = NULL;
+    if (strcmp(which, "6144") == 0) {
+        tl_err e;
+        tl_err_clear(&e);
+        if (!(*owned = tl_read_file("examples/fabric-6144.json", NULL, &e))) {
+            fprintf(stderr, "bench: %s (run from the repository root)\n", e.msg);
+            return NULL;
+        }
+        snprintf(scen, scen_n, "fabric6144_2to1_B_webserver_s2_50pct_1s");
+        return *owned;
+    }
+    if (strcmp(which, "default") != 0 && strcmp(which, "2m") != 0) {
+        fprintf(stderr, "bench: unknown scenario '%s' (default, 2m, 6144)\n", which);
+        return NULL;
+    }
+    unsigned long flows = strcmp(which, "2m") == 0 ? 2000000 : 200000;
+    snprintf(buf, n,
+             "{\"seed\": 1, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
+             "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
+             "\"oversubscription\": 2}, \"workload\": {\"flows\": %lu, \"classes\": "
+             "[{\"sizes\": {\"cdf\": \"webserver\"}, "
+             "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
+             "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
+             "\"load\": {\"max_link_load\": 0.5}}]}, "
+             "\"transport\": {\"cc\": \"dctcp-rate\"}}",
+             flows);
+    snprintf(scen, scen_n, "fabric32_2to1_B_webserver_s2_50pct_%luflows", flows);
+    return buf;
 }

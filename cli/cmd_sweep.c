@@ -123,6 +123,7 @@ int cmd_sweep(int argc, char **argv)
         mo.n_threads = w.sc.engine.n_threads;
         mo.is_no_model = w.sc.engine.is_no_model;
         mo.is_path_pktsim = w.sc.engine.is_path_pktsim;
+        mo.is_keep_workloads = 1; /* a swept knob may change flowsim's input */
         m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &mo, &err);
         rc = m ? tl_m3_run(m, prog, &err) : err.code;
     }

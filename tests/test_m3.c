@@ -328,6 +328,7 @@ static void path_pktsim_engine(void **state)
     tl_m3_opts o;
     tl_m3_opts_default(&o);
     o.n_paths = 200;
+    o.is_keep_workloads = 1;
     for (int t = 0; t < 3; t++) {
         o.n_threads = t == 1 ? 2 : 1;
         o.is_path_pktsim = t < 2, o.is_no_model = t == 2;

@@ -25,6 +25,9 @@ typedef struct tl_m3_opts {
     uint32_t n_paths;       /* k: paths drawn, with replacement (m3: 500) */
     const char *model_path; /* NULL: data/models/m3.model (tl_data_path) */
     int is_no_model;        /* flowsim's own quantiles, uncorrected (ablation) */
+    int is_keep_workloads;  /* keep the path workloads after featurizing, for a
+                             * repredict that re-runs flowsim or path pktsim
+                             * (sweeps); else they are freed path by path */
     int is_path_pktsim;     /* pktsim on each drawn path instead of flowsim and
                              * the model: the decomposition's own error (m3's
                              * "ns-3 path" ablation; slow) */

@@ -44,6 +44,7 @@ void tl_m3_opts_default(tl_m3_opts *o)
     o->model_path = NULL;
     o->is_no_model = 0;
     o->is_path_pktsim = 0;
+    o->is_keep_workloads = 0;
     o->n_threads = 0;
 }
 
@@ -175,6 +176,8 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
                 rc = m3_path_pktsim(&s->wl[k], s->p, s->cc, tl_mix64(s->seed ^ s->sel[k]),
                                     s->truth[k], n_out, &errs[k]);
             }
+            if (!s->o.is_keep_workloads) /* 2M flows: 500 x 145k flows otherwise */
+                m3_pathwl_release(&s->wl[k]);
             if ((rcs[k] = rc)) {
 #pragma omp atomic write
                 failed = 1;
@@ -298,6 +301,10 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
     snprintf(s->cc, sizeof s->cc, "%s", cc);
     double t0 = tl_wall_s();
     int rc = 0;
+    if ((is_flowsim || s->truth) && !s->o.is_keep_workloads)
+        return tl_err_set(err, TL_EINVAL, "m3: this knob changes flowsim's or pktsim's input "
+                                          "and the path workloads were not kept "
+                                          "(is_keep_workloads)");
     if (is_flowsim || s->truth) /* path pktsim reads every knob */
         rc = featurize(s, 0, NULL, err);
     else

@@ -48,6 +48,8 @@ typedef struct m3_pathwl {
 
 int m3_pathwl_init(m3_pathwl *w, int n_links, int with_keys, tl_err *err);
 void m3_pathwl_fini(m3_pathwl *w);
+/* Frees the flows but keeps the links and the counts (n_flows, n_fg). */
+void m3_pathwl_release(m3_pathwl *w);
 /* Appends a flow (any order; call m3_pathwl_sort after the last). */
 int m3_pathwl_add(m3_pathwl *w, const tl_fs_path_flow *f, int is_fg, uint16_t src_key,
                   uint16_t dst_key, tl_err *err);

@@ -32,6 +32,12 @@ void m3_pathwl_fini(m3_pathwl *w)
     memset(w, 0, sizeof *w);
 }
 
+void m3_pathwl_release(m3_pathwl *w)
+{
+    free(w->flow), free(w->is_fg), free(w->src_key), free(w->dst_key);
+    w->flow = NULL, w->is_fg = NULL, w->src_key = w->dst_key = NULL, w->cap = 0;
+}
+
 static int grow(void **p, size_t n, size_t elem)
 {
     void *q = realloc(*p, n * elem);
