@@ -1,7 +1,7 @@
 /* The m3 engine (m3.txt §3): decompose the network into paths, draw k of
- * them, featurize each drawn path with flowsim, correct flowsim's foreground
- * quantiles with the learned model, and mix the corrected distributions
- * into network-wide ones. */
+ * them, featurize each drawn path with flowsim, correct flowsim's quantiles
+ * at the path's busiest link with the learned model, and mix the corrected
+ * distributions into network-wide ones. */
 #include <jansson.h>
 #include <math.h>
 #include <omp.h>
@@ -29,7 +29,8 @@ struct tl_m3 {
     uint32_t n_sel;    /* distinct drawn paths */
     uint32_t *sel;     /* (n_sel) their ids */
     uint32_t *draws;   /* (n_sel) how often each was drawn */
-    m3_pathwl *wl;     /* (n_sel) kept for a sweep that must re-run flowsim */
+    m3_pathwl *wl;     /* (n_sel) flows freed after featurizing unless
+                        * is_keep_workloads (a sweep may re-run flowsim) */
     m3_feat *feat;     /* (n_sel) */
     double (*pred)[M3_N_OUT][M3_N_Q]; /* (n_sel) corrected quantiles */
     double (*truth)[M3_N_OUT][M3_N_Q]; /* (n_sel) path pktsim's, with is_path_pktsim */
