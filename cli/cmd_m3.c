@@ -10,7 +10,7 @@
 #include "tailor/m3.h"
 
 typedef struct m3_args {
-    const char *dir, *out, *cc;
+    const char *dir, *out, *cc, *kind;
     uint64_t samples, seed, fg_flows, max_flows, trees, depth;
     double eta;
     int n_threads, is_quiet;
@@ -53,6 +53,13 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
             a->out = v;
         } else if (!strcmp(name, "cc")) {
             a->cc = v;
+        } else if (!strcmp(name, "kind")) {
+            if (strcmp(v, "parking") && strcmp(v, "fabric")) {
+                fprintf(stderr, "tailor m3 %s: --kind expects parking or fabric, found '%s'\n",
+                        sub, v);
+                return EXIT_INPUT;
+            }
+            a->kind = v;
         } else if (!strcmp(name, "eta")) {
             a->eta = strtod(v, &end);
             if (*end || end == v || !(a->eta > 0 && a->eta <= 1)) {
@@ -97,7 +104,8 @@ static int gen_data(int argc, char **argv)
     tl_m3_gen_opts so;
     tl_m3_gen_opts_default(&so);
     m3_args a = {.samples = so.n_samples, .seed = so.seed};
-    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,quiet", &a);
+    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,quiet",
+               &a);
     if (rc)
         return rc;
     if (a.fg_flows)
@@ -122,14 +130,15 @@ static int gen_data(int argc, char **argv)
     tl_err_clear(&err);
     uint64_t n_new = 0;
     so.n_samples = a.samples, so.seed = a.seed, so.n_threads = a.n_threads;
+    so.is_fabric = a.kind && !strcmp(a.kind, "fabric");
     rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);
     cli_progress_done(prog);
     if (rc) {
         cli_print_err("m3 gen-data", &err);
         return cli_exit_code(&err);
     }
-    printf("m3 gen-data: %llu new samples, %llu in %s/samples.csv\n", (unsigned long long)n_new,
-           (unsigned long long)a.samples, a.dir);
+    printf("m3 gen-data: %llu new samples in %s/%s\n", (unsigned long long)n_new, a.dir,
+           so.is_fabric ? "fabric.csv" : "samples.csv");
     return 0;
 }
 

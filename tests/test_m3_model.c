@@ -145,6 +145,45 @@ static int same_bits(const float *a, const float *b, size_t n)
     return memcmp(a, b, n * sizeof *a) == 0;
 }
 
+/* Pinball loss: labels x0 + U(0, 1) with the target quantile q as a
+ * feature; the model's prediction at (x0, q) approaches x0 + q. A dataset
+ * mixing rows with and without a target quantile is refused. */
+static void learns_quantiles(void **state)
+{
+    (void)state;
+    static const float qs[3] = {0.1f, 0.5f, 0.9f};
+    m3_dataset tr, va;
+    assert_int_equal(m3_dataset_init(&tr, N_FEATURES, NULL), 0);
+    assert_int_equal(m3_dataset_init(&va, N_FEATURES, NULL), 0);
+    tl_rng r;
+    tl_rng_init(&r, 7, "m3-model-pinball", 0);
+    for (int i = 0; i < 6000; i++) {
+        float row[N_FEATURES] = {(float)tl_rng_below(&r, 2), qs[i % 3], 0};
+        float y = row[0] + (float)tl_rng_uniform(&r);
+        assert_int_equal(m3_dataset_append_q(i % 5 ? &tr : &va, row, y, qs[i % 3], NULL), 0);
+    }
+    m3_train_opts o;
+    m3_train_opts_default(&o);
+    o.n_trees = 300, o.max_depth = 3, o.eta = 0.1, o.n_threads = 1;
+    m3_model *m = m3_model_train(&tr, &va, &o, NULL, NULL);
+    assert_non_null(m);
+    for (int x = 0; x < 2; x++)
+        for (int k = 0; k < 3; k++) {
+            float row[N_FEATURES] = {(float)x, qs[k], 0}, y;
+            assert_int_equal(m3_model_predict(m, row, 1, 1, &y, NULL), 0);
+            print_message("x0 %d q %.1f: predicted %.3f, true quantile %.3f\n", x, qs[k], y,
+                          x + qs[k]);
+            assert_true(fabs(y - (x + qs[k])) < 0.08);
+        }
+    float row[N_FEATURES] = {0, 0.5f, 0};
+    tl_err err;
+    assert_int_not_equal(m3_dataset_append(&tr, row, 1, &err), 0);
+    tu_check_err("mixed rows", &err, TL_EINVAL, NULL, "target quantile");
+    assert_int_not_equal(m3_dataset_append_q(&tr, row, 1, 1.5f, &err), 0);
+    m3_model_destroy(m);
+    m3_dataset_fini(&tr), m3_dataset_fini(&va);
+}
+
 static void training_is_deterministic(void **state)
 {
     fixture *fx = *state;
@@ -580,6 +619,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(learns_a_known_function),
+        cmocka_unit_test(learns_quantiles),
         cmocka_unit_test(training_is_deterministic),
         cmocka_unit_test(options_reach_xgboost),
         cmocka_unit_test(save_load_round_trip),

@@ -79,6 +79,9 @@ typedef struct tl_m3_gen_opts {
     uint32_t fg_flows;   /* foreground flows per sample (default 1000) */
     uint32_t max_flows;  /* flows per sample at most (default 30000) */
     const char *only_cc; /* NULL = uniform over dctcp-rate, dcqcn, hpcc, timely */
+    int is_fabric;       /* paths of synthetic fabrics into dir/fabric.csv (n_samples
+                          * rounded up to whole scenarios of 40 paths) instead of
+                          * parking lots (docs/m3.md "Fabric samples") */
     int n_threads;       /* 0 = all cores */
 } tl_m3_gen_opts;
 void tl_m3_gen_opts_default(tl_m3_gen_opts *o);
@@ -95,8 +98,9 @@ typedef struct tl_m3_train_opts {
     int n_threads;               /* 0 = all cores */
 } tl_m3_train_opts;
 void tl_m3_train_opts_default(tl_m3_train_opts *o);
-/* Trains on dir/samples.csv (10% held out by a hash of the sample index);
- * writes model_path and model_path.log. */
+/* Trains on dir/fabric.csv if there is one (pinball loss on every
+ * foreground flow; every tenth scenario held out), else on dir/samples.csv
+ * (every tenth sample held out); writes model_path and model_path.log. */
 int tl_m3_train(const char *dir, const char *model_path, const tl_m3_train_opts *o,
                 tl_err *err);
 

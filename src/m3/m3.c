@@ -175,7 +175,7 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
             if (!rc && s->truth) {
                 uint32_t n_out[M3_N_OUT];
                 rc = m3_path_pktsim(&s->wl[k], s->p, s->cc, tl_mix64(s->seed ^ s->sel[k]),
-                                    s->truth[k], n_out, &errs[k]);
+                                    s->truth[k], n_out, NULL, &errs[k]);
             }
             if (!s->o.is_keep_workloads) /* 2M flows: 500 x 145k flows otherwise */
                 m3_pathwl_release(&s->wl[k]);

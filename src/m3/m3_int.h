@@ -14,6 +14,8 @@
 #include "tailor/params.h"
 #include "tailor/progress.h"
 #include "tailor/result.h"
+#include "tailor/rng.h"
+#include "tailor/sizedist.h"
 #include "tailor/routing.h"
 #include "tailor/workload.h"
 
@@ -159,6 +161,12 @@ void m3_synth_opts_default(m3_synth_opts *o);
 int m3_synth_draw(m3_sample *s, uint64_t seed, uint64_t index, const m3_synth_opts *o,
                   tl_err *err);
 void m3_sample_fini(m3_sample *s);
+/* The transport draw (Table 4, into s->cc and s->p, initialized) and the
+ * size law (Table 2: s->size_kind, mean_bytes, size_shape; d filled), shared
+ * by the parking-lot and the fabric samples. */
+int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err);
+int m3_synth_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, tl_err *err);
+
 /* Ground truth: simulates the sample with pktsim on its parking lot and
  * fills the foreground slowdown quantiles per output bucket (NaN where a
  * bucket has no foreground flow) and counts. */
@@ -168,7 +176,10 @@ int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t 
  * parking lot with SIDE_HOSTS hosts beside each switch, 10 Gbps and 1 us
  * side links; segments without keys are spread over the side hosts. */
 int m3_path_pktsim(const m3_pathwl *w, const tl_params *p, const char *cc, uint64_t seed,
-                   double truth[M3_N_OUT][M3_N_Q], uint32_t n[M3_N_OUT], tl_err *err);
+                   double truth[M3_N_OUT][M3_N_Q], uint32_t n[M3_N_OUT], double *fg_sd,
+                   tl_err *err);
+/* (fg_sd, if not NULL: (w->n_fg) every foreground flow's slowdown, in flow
+ * order.) */
 
 /* ---- training data and training (docs/m3.md "Training") ---- */
 
@@ -184,6 +195,19 @@ typedef struct m3_record {
     uint32_t n_truth[M3_N_OUT];
 } m3_record;
 
+/* Field reader over one comma-separated line (modified in place). */
+typedef struct m3_fields {
+    char *p;
+    const char *file;
+    int line, col;
+} m3_fields;
+int m3_field_num(m3_fields *fs, double *out, tl_err *err);
+int m3_field_str(m3_fields *fs, char *out, size_t n, tl_err *err);
+/* Complete blocks of `block` lines already in path (after the header, which
+ * must match) into *count, truncating whatever follows the last one (a torn
+ * or unfinished block). Returns 0 or a TL_E* code. */
+int m3_resume(const char *path, const char *header, long block, long *count, tl_err *err);
+
 /* Draws sample index of stream seed, featurizes it and simulates it. */
 int m3_record_make(uint64_t seed, uint64_t index, const m3_synth_opts *o, m3_record *r,
                    tl_err *err);
@@ -197,6 +221,34 @@ int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_syn
 
 /* Whether cc is an item of the comma-separated list. */
 int m3_cc_listed(const char *list, const char *cc);
+
+struct m3_train_opts;
+/* ---- training data from synthetic fabrics (docs/m3.md "Fabric samples") ---- */
+
+#define M3_FABRIC_PATHS 40 /* paths (lines) per fabric scenario (block) */
+
+/* One line of DIR/fabric.csv: a path of a synthetic fabric, its features
+ * (shared, ref_q and n_fg are filled) and its foreground flows' packet-level
+ * slowdowns, grouped by output bucket (n_fg[0] of bucket 0 first, ...). */
+typedef struct m3_fpath {
+    uint64_t index; /* scenario * M3_FABRIC_PATHS + path */
+    char cc[32];
+    int hops;
+    size_t n_flows;
+    m3_feat feat;
+    double *sd; /* owned */
+} m3_fpath;
+void m3_fpath_fini(m3_fpath *r);
+void m3_fpath_write(FILE *f, const m3_fpath *r);
+int m3_fpath_parse(char *line, const char *file, int lineno, m3_fpath *r, tl_err *err);
+/* Scenarios 0..n_scen-1 into dir/fabric.csv, continuing after the complete
+ * ones already there (same settings only); the file does not depend on
+ * threads or interruptions. */
+int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synth_opts *o,
+                  int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err);
+/* Trains on dir/fabric.csv (pinball loss), writes model_path and its log. */
+int m3_train_fabric(const char *dir, const char *model_path, const struct m3_train_opts *o,
+                    tl_err *err);
 
 /* Trains on dir/samples.csv and writes model_path and model_path.log (data
  * size, options, RMSE per 50 rounds, held-out p99 error per bucket). */

@@ -36,8 +36,10 @@ int m3_dataset_init(m3_dataset *d, uint32_t n_features, tl_err *err)
     return 0;
 }
 
-int m3_dataset_append(m3_dataset *d, const float *row, float label, tl_err *err)
+static int append(m3_dataset *d, const float *row, float label, int has_q, float q, tl_err *err)
 {
+    if (d->n_rows && has_q != (d->q != NULL))
+        return tl_err_set(err, TL_EINVAL, "a dataset's rows all have a target quantile or none");
     if (d->n_rows == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 1024, x_bytes, y_bytes;
         if (__builtin_mul_overflow(cap, (size_t)d->n_features * sizeof(float), &x_bytes) ||
@@ -51,17 +53,38 @@ int m3_dataset_append(m3_dataset *d, const float *row, float label, tl_err *err)
         if (!y)
             return tl_err_nomem(err);
         d->y = y;
+        if (has_q) {
+            float *qs = realloc(d->q, y_bytes);
+            if (!qs)
+                return tl_err_nomem(err);
+            d->q = qs;
+        }
         d->cap = cap;
     }
     memcpy(d->x + d->n_rows * d->n_features, row, d->n_features * sizeof(float));
+    if (has_q)
+        d->q[d->n_rows] = q;
     d->y[d->n_rows++] = label;
     return 0;
+}
+
+int m3_dataset_append(m3_dataset *d, const float *row, float label, tl_err *err)
+{
+    return append(d, row, label, 0, 0, err);
+}
+
+int m3_dataset_append_q(m3_dataset *d, const float *row, float label, float q, tl_err *err)
+{
+    if (!(q > 0 && q < 1))
+        return tl_err_set(err, TL_ERANGE, "a target quantile must be in (0, 1), found %g", q);
+    return append(d, row, label, 1, q, err);
 }
 
 void m3_dataset_fini(m3_dataset *d)
 {
     free(d->x);
     free(d->y);
+    free(d->q);
     uint32_t n_features = d->n_features;
     memset(d, 0, sizeof *d);
     d->n_features = n_features;
@@ -197,6 +220,70 @@ static int set_train_params(BoosterHandle b, const m3_train_opts *o, tl_err *err
     return 0;
 }
 
+/* Mean pinball loss of predictions pred against d's labels at d's quantiles. */
+static double pinball_loss(const m3_dataset *d, const float *pred)
+{
+    double s = 0;
+    for (size_t i = 0; i < d->n_rows; i++) {
+        double r = (double)d->y[i] - (double)pred[i], q = d->q[i];
+        s += r >= 0 ? q * r : (q - 1) * r;
+    }
+    return d->n_rows ? s / (double)d->n_rows : 0;
+}
+
+/* Gradient boosting on the pinball (quantile) loss through XGBoost's
+ * custom-objective entry: gradient -q where the prediction is below the
+ * label and 1 - q where it is above, unit hessian, so a leaf moves its rows
+ * toward their target quantile (XGBoost 1.7 has no quantile objective). */
+static int pinball_boost(BoosterHandle b, DMatrixHandle *dmats, const m3_dataset *train,
+                         const m3_dataset *valid, const m3_train_opts *o, FILE *log, tl_err *err)
+{
+    size_t n = train->n_rows;
+    float *grad = malloc(n * sizeof *grad), *hess = malloc(n * sizeof *hess);
+    if (!grad || !hess) {
+        free(grad), free(hess);
+        return tl_err_nomem(err);
+    }
+    int rc = 0;
+    for (uint32_t r = 0; r < o->n_trees && !rc; r++) {
+        bst_ulong len = 0;
+        const float *pred = NULL;
+        /* output margin, training mode: XGBoost's prediction cache makes this incremental */
+        if (XGBoosterPredict(b, dmats[0], 1, 0, 1, &len, &pred) != 0 || len != n) {
+            rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: predicting");
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            grad[i] = train->y[i] > pred[i] ? -train->q[i] : 1 - train->q[i];
+            hess[i] = 1;
+        }
+        if (XGBoosterBoostOneIter(b, dmats[0], grad, hess, n) != 0) {
+            rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train");
+            break;
+        }
+        uint32_t n_done = r + 1;
+        if (log && (n_done % LOG_EVERY == 0 || n_done == o->n_trees)) {
+            /* each prediction is read before the next call reuses XGBoost's buffer */
+            if (XGBoosterPredict(b, dmats[0], 1, 0, 1, &len, &pred) != 0) {
+                rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: evaluating");
+                break;
+            }
+            fprintf(log, "[%u]\ttrain-pinball:%.6f", n_done, pinball_loss(train, pred));
+            if (valid) {
+                if (XGBoosterPredict(b, dmats[1], 1, 0, 0, &len, &pred) != 0) {
+                    rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: evaluating");
+                    break;
+                }
+                fprintf(log, "\tvalid-pinball:%.6f", pinball_loss(valid, pred));
+            }
+            fputc('\n', log);
+            fflush(log);
+        }
+    }
+    free(grad), free(hess);
+    return rc;
+}
+
 m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid, const m3_train_opts *o,
                          FILE *log, tl_err *err)
 {
@@ -241,6 +328,13 @@ m3_model *m3_model_train(const m3_dataset *train, const m3_dataset *valid, const
         goto done;
     if (set_train_params(m->booster, o, err) != 0)
         goto done;
+    if (train->q) {
+        if (set_param(m->booster, "base_score", "0", err) != 0 ||
+            pinball_boost(m->booster, dmats, train, valid, o, log, err))
+            goto done;
+        ok = 1;
+        goto done;
+    }
     static const char *names[2] = {"train", "valid"};
     for (uint32_t r = 0; r < o->n_trees; r++) {
         if (XGBoosterUpdateOneIter(m->booster, (int)r, dmats[0]) != 0) {

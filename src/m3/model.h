@@ -18,6 +18,8 @@
 typedef struct m3_dataset {
     float *x;            /* (n_rows, n_features) row-major */
     float *y;            /* (n_rows) */
+    float *q;            /* (n_rows) target quantile of each row (pinball loss), or NULL:
+                          * squared error; a dataset is one or the other */
     size_t n_rows, cap;  /* cap: rows allocated */
     uint32_t n_features; /* >= 1 */
 } m3_dataset;
@@ -26,6 +28,9 @@ typedef struct m3_dataset {
 int m3_dataset_init(m3_dataset *d, uint32_t n_features, tl_err *err);
 /* Copies row (n_features floats) and label; amortized O(n_features). TL_ENOMEM. */
 int m3_dataset_append(m3_dataset *d, const float *row, float label, tl_err *err);
+/* A row whose label is one observation and whose prediction is to be the
+ * q-quantile of such observations (pinball loss). */
+int m3_dataset_append_q(m3_dataset *d, const float *row, float label, float q, tl_err *err);
 /* Frees the rows and leaves an empty dataset (fini twice is safe). */
 void m3_dataset_fini(m3_dataset *d);
 

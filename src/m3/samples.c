@@ -74,14 +74,7 @@ void m3_record_write(FILE *f, const m3_record *r)
     fputc('\n', f);
 }
 
-/* Field reader over one comma-separated line. */
-typedef struct fields {
-    char *p;
-    const char *file;
-    int line, col;
-} fields;
-
-static char *next_field(fields *fs)
+static char *next_field(m3_fields *fs)
 {
     if (!fs->p)
         return NULL;
@@ -96,7 +89,7 @@ static char *next_field(fields *fs)
     return start;
 }
 
-static int field_num(fields *fs, double *out, tl_err *err)
+int m3_field_num(m3_fields *fs, double *out, tl_err *err)
 {
     char *s = next_field(fs), *end;
     if (!s)
@@ -109,7 +102,7 @@ static int field_num(fields *fs, double *out, tl_err *err)
     return 0;
 }
 
-static int field_str(fields *fs, char *out, size_t n, tl_err *err)
+int m3_field_str(m3_fields *fs, char *out, size_t n, tl_err *err)
 {
     char *s = next_field(fs);
     if (!s)
@@ -122,39 +115,39 @@ static int field_str(fields *fs, char *out, size_t n, tl_err *err)
 int m3_record_parse(char *line, const char *file, int lineno, m3_record *r, tl_err *err)
 {
     memset(r, 0, sizeof *r);
-    fields fs = {line, file, lineno, 0};
+    m3_fields fs = {line, file, lineno, 0};
     double v;
-    int rc = field_num(&fs, &v, err);
+    int rc = m3_field_num(&fs, &v, err);
     r->index = (uint64_t)v;
-    rc = rc ? rc : field_num(&fs, &v, err);
+    rc = rc ? rc : m3_field_num(&fs, &v, err);
     r->hops = (int)v;
-    rc = rc ? rc : field_str(&fs, r->cc, sizeof r->cc, err);
-    rc = rc ? rc : field_str(&fs, r->size_kind, sizeof r->size_kind, err);
-    rc = rc ? rc : field_num(&fs, &r->load, err);
-    rc = rc ? rc : field_num(&fs, &r->mean_bytes, err);
-    rc = rc ? rc : field_num(&fs, &r->shape, err);
-    rc = rc ? rc : field_num(&fs, &r->sigma, err);
-    rc = rc ? rc : field_num(&fs, &v, err);
+    rc = rc ? rc : m3_field_str(&fs, r->cc, sizeof r->cc, err);
+    rc = rc ? rc : m3_field_str(&fs, r->size_kind, sizeof r->size_kind, err);
+    rc = rc ? rc : m3_field_num(&fs, &r->load, err);
+    rc = rc ? rc : m3_field_num(&fs, &r->mean_bytes, err);
+    rc = rc ? rc : m3_field_num(&fs, &r->shape, err);
+    rc = rc ? rc : m3_field_num(&fs, &r->sigma, err);
+    rc = rc ? rc : m3_field_num(&fs, &v, err);
     r->n_flows = (uint64_t)v;
-    rc = rc ? rc : field_num(&fs, &v, err);
+    rc = rc ? rc : m3_field_num(&fs, &v, err);
     r->n_fg = (uint64_t)v;
     for (int i = 0; i < M3_N_SHARED && !rc; i++) {
-        rc = field_num(&fs, &v, err);
+        rc = m3_field_num(&fs, &v, err);
         r->feat.shared[i] = (float)v;
     }
     for (int b = 0; b < M3_N_OUT && !rc; b++) {
-        rc = field_num(&fs, &v, err);
+        rc = m3_field_num(&fs, &v, err);
         r->feat.n_fg[b] = (uint32_t)v;
-        rc = rc ? rc : field_num(&fs, &v, err);
+        rc = rc ? rc : m3_field_num(&fs, &v, err);
         r->n_truth[b] = (uint32_t)v;
-        rc = rc ? rc : field_num(&fs, &v, err);
+        rc = rc ? rc : m3_field_num(&fs, &v, err);
         r->feat.n_ref[b] = (uint32_t)v;
         for (int q = 0; q < M3_N_Q && !rc; q++)
-            rc = field_num(&fs, &r->feat.fs_q[b][q], err);
+            rc = m3_field_num(&fs, &r->feat.fs_q[b][q], err);
         for (int q = 0; q < M3_N_Q && !rc; q++)
-            rc = field_num(&fs, &r->feat.ref_q[b][q], err);
+            rc = m3_field_num(&fs, &r->feat.ref_q[b][q], err);
         for (int q = 0; q < M3_N_Q && !rc; q++)
-            rc = field_num(&fs, &r->truth[b][q], err);
+            rc = m3_field_num(&fs, &r->truth[b][q], err);
     }
     if (!rc && fs.p)
         rc = tl_err_at(err, TL_EPARSE, file, lineno, 0, NULL,
@@ -162,9 +155,7 @@ int m3_record_parse(char *line, const char *file, int lineno, m3_record *r, tl_e
     return rc;
 }
 
-/* Complete lines already in path (after the header) into *count, dropping a
- * torn last line; checks the header. Returns 0 or a TL_E* code. */
-static int resume_count(const char *path, const char *header, long *count, tl_err *err)
+int m3_resume(const char *path, const char *header, long block, long *count, tl_err *err)
 {
     size_t len = 0;
     *count = 0;
@@ -185,9 +176,10 @@ static int resume_count(const char *path, const char *header, long *count, tl_er
         return TL_EINVAL;
     }
     size_t keep = hl + 1;
+    long lines = 0;
     for (size_t i = hl + 1; i < len; i++)
-        if (text[i] == '\n')
-            n++, keep = i + 1;
+        if (text[i] == '\n' && ++lines % block == 0)
+            n += block, keep = i + 1;
     free(text);
     if (keep < len && truncate(path, (off_t)keep) != 0)
         return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot drop a torn last line: %s",
@@ -207,7 +199,7 @@ int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_syn
     snprintf(path, sizeof path, "%s/samples.csv", dir);
     header_line(header, sizeof header, seed, o);
     long have = 0;
-    int rc = resume_count(path, header, &have, err);
+    int rc = m3_resume(path, header, 1, &have, err);
     if (rc)
         return rc;
     FILE *f = fopen(path, "a");
@@ -254,12 +246,15 @@ void tl_m3_gen_opts_default(tl_m3_gen_opts *o)
 {
     m3_synth_opts so;
     m3_synth_opts_default(&so);
-    *o = (tl_m3_gen_opts){4000, 1, so.fg_flows, so.max_flows, NULL, 0};
+    *o = (tl_m3_gen_opts){4000, 1, so.fg_flows, so.max_flows, NULL, 0, 0};
 }
 
 int tl_m3_gen_data(const char *dir, const tl_m3_gen_opts *o, tl_progress *prog,
                    uint64_t *n_new, tl_err *err)
 {
     m3_synth_opts so = {o->fg_flows, o->max_flows, o->only_cc};
+    if (o->is_fabric)
+        return m3_fabric_gen(dir, o->seed, (o->n_samples + M3_FABRIC_PATHS - 1) / M3_FABRIC_PATHS,
+                             &so, o->n_threads, prog, n_new, err);
     return m3_gen_data(dir, o->seed, o->n_samples, &so, o->n_threads, prog, n_new, err);
 }

@@ -43,7 +43,7 @@ static double log_uni(tl_rng *r, double a, double b) { return exp(uni(r, log(a),
 /* Network configuration (Table 4), widened to contain this tool's defaults
  * (3 KB/Gb/s marking, 3 MiB buffers, HPCC's 50 Mb/s AI, TIMELY's 500 us
  * T_high), which the evaluation scenarios use. */
-static int draw_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err)
+int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err)
 {
     static const char *const ccs[4] = {"dctcp-rate", "dcqcn", "hpcc", "timely"};
     const char *cc = o->only_cc ? o->only_cc : ccs[tl_rng_below(r, 4)];
@@ -76,7 +76,7 @@ static int draw_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *
 }
 
 /* Size law (Table 2): Pareto, exponential, Gaussian or log-normal, mean 5-50 KB. */
-static int draw_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, tl_err *err)
+int m3_synth_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, tl_err *err)
 {
     static const tl_size_kind kinds[4] = {TL_SIZE_PARETO, TL_SIZE_EXP, TL_SIZE_GAUSSIAN,
                                           TL_SIZE_LOGNORMAL};
@@ -102,8 +102,8 @@ int m3_synth_draw(m3_sample *s, uint64_t seed, uint64_t index, const m3_synth_op
     s->hops = h;
     tl_sizedist sd = {0};
     int rc = tl_params_init(&s->p, err);
-    rc = rc ? rc : draw_config(s, &r, o, err);
-    rc = rc ? rc : draw_sizes(s, &r, &sd, err);
+    rc = rc ? rc : m3_synth_config(s, &r, o, err);
+    rc = rc ? rc : m3_synth_sizes(s, &r, &sd, err);
     rc = rc ? rc : m3_pathwl_init(&s->w, h, 1, err);
     if (rc)
         goto fail;
@@ -244,11 +244,12 @@ fail:
 int m3_synth_truth(const m3_sample *s, double truth[M3_N_OUT][M3_N_Q], uint32_t n_out[M3_N_OUT],
                    tl_err *err)
 {
-    return m3_path_pktsim(&s->w, &s->p, s->cc, tl_mix64(s->index + 1), truth, n_out, err);
+    return m3_path_pktsim(&s->w, &s->p, s->cc, tl_mix64(s->index + 1), truth, n_out, NULL, err);
 }
 
 int m3_path_pktsim(const m3_pathwl *w, const tl_params *p, const char *cc, uint64_t seed,
-                   double truth[M3_N_OUT][M3_N_Q], uint32_t n_out[M3_N_OUT], tl_err *err)
+                   double truth[M3_N_OUT][M3_N_Q], uint32_t n_out[M3_N_OUT], double *fg_sd,
+                   tl_err *err)
 {
     int h = w->n_links;
     tl_flows f;
@@ -282,6 +283,9 @@ int m3_path_pktsim(const m3_pathwl *w, const tl_params *p, const char *cc, uint6
     if ((rc = tl_pktsim_run(sim, 0, NULL, err)))
         goto done;
     const tl_flow_result *res = tl_pktsim_results(sim);
+    for (size_t i = 0, k = 0; fg_sd && i < w->n_flows; i++)
+        if (w->is_fg[i])
+            fg_sd[k++] = res[i].fct_ps < 0 ? NAN : tl_slowdown(res[i].fct_ps, res[i].ideal_ps);
     for (int b = 0; b < M3_N_OUT; b++) {
         size_t m = 0;
         for (size_t i = 0; i < w->n_flows; i++) {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "m3/m3_int.h"
 #include "m3/model.h"
@@ -242,5 +243,9 @@ int tl_m3_train(const char *dir, const char *model_path, const tl_m3_train_opts 
     m3_train_opts_default(&d);
     d.n_trees = o->n_trees, d.max_depth = o->max_depth, d.eta = o->eta, d.seed = o->seed;
     d.n_threads = o->n_threads;
+    char fabric[4096];
+    snprintf(fabric, sizeof fabric, "%s/fabric.csv", dir);
+    if (access(fabric, F_OK) == 0)
+        return m3_train_fabric(dir, model_path, &d, err);
     return m3_train_dir(dir, model_path, &d, err);
 }

@@ -1,0 +1,290 @@
+/* Training data drawn from synthetic fabrics (docs/m3.md "Fabric samples"):
+ * the paths the model is asked about at run time carry a handful of
+ * foreground flows among thousands of others, which synthetic parking lots
+ * with a thousand foreground flows do not resemble. Each block of
+ * M3_FABRIC_PATHS lines is one random 32-rack fabric scenario (Table 2 size
+ * laws, Table 4 transport, random oversubscription, burstiness and load);
+ * its lines are paths drawn uniformly (so every flow is equally likely to be
+ * a label), each with the flowsim features the engine computes and the
+ * packet-level slowdown of every foreground flow from pktsim on the path. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <errno.h>
+
+#include "m3/m3_int.h"
+#include "tailor/world.h"
+
+#define FABRIC_FLOWS 60000 /* flows per scenario: ~1.5 foreground flows per path */
+
+void m3_fpath_fini(m3_fpath *r)
+{
+    free(r->sd);
+    memset(r, 0, sizeof *r);
+}
+
+static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
+
+/* Scenario `scen` of stream seed: its transport into cfg (cc, params) and
+ * its JSON into buf. */
+static int draw_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_sample *cfg,
+                         char *buf, size_t n, tl_err *err)
+{
+    tl_rng r;
+    tl_rng_init(&r, seed, "m3-fabric", scen);
+    memset(cfg, 0, sizeof *cfg);
+    tl_sizedist sd = {0};
+    int rc = tl_params_init(&cfg->p, err);
+    rc = rc ? rc : m3_synth_config(cfg, &r, o, err);
+    rc = rc ? rc : m3_synth_sizes(cfg, &r, &sd, err);
+    tl_sizedist_fini(&sd);
+    if (rc)
+        return rc;
+    static const int over[3] = {1, 2, 4};
+    cfg->sigma = uni(&r, 1, 2);
+    cfg->target_load = uni(&r, 0.2, 0.8);
+    char shape[64] = "";
+    if (cfg->size_shape > 0)
+        snprintf(shape, sizeof shape, ", \"shape\": %.6g", cfg->size_shape);
+    snprintf(buf, n,
+             "{\"seed\": %llu, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
+             "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
+             "\"oversubscription\": %d, \"host_link_bps\": \"10Gbps\", "
+             "\"fabric_link_bps\": \"40Gbps\", \"link_delay_ns\": 1000}, "
+             "\"workload\": {\"flows\": %d, \"classes\": [{\"sizes\": {\"dist\": \"%s\", "
+             "\"mean_bytes\": %.6g%s}, \"spatial\": {\"type\": \"uniform\"}, "
+             "\"arrival\": {\"process\": \"lognormal\", \"sigma\": %.4f}, "
+             "\"load\": {\"max_link_load\": %.4f}}]}, \"transport\": {\"cc\": \"%s\"}}",
+             (unsigned long long)(tl_mix64(seed ^ (scen + 1)) >> 16), over[tl_rng_below(&r, 3)],
+             FABRIC_FLOWS, cfg->size_kind, cfg->mean_bytes, shape, cfg->sigma, cfg->target_load,
+             cfg->cc);
+    return 0;
+}
+
+/* M3_FABRIC_PATHS distinct paths drawn uniformly (a partial Fisher-Yates). */
+static int draw_paths(const m3_paths *g, uint64_t seed, uint64_t scen, uint32_t *out,
+                      uint32_t *n_out, tl_err *err)
+{
+    uint32_t n = g->n_paths, k = n < M3_FABRIC_PATHS ? n : M3_FABRIC_PATHS;
+    uint32_t *ids = malloc(((size_t)n + 1) * sizeof *ids);
+    if (!ids)
+        return tl_err_nomem(err);
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = i;
+    tl_rng r;
+    tl_rng_init(&r, seed, "m3-fabric-paths", scen);
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t j = i + (uint32_t)tl_rng_below(&r, n - i);
+        uint32_t t = ids[i];
+        ids[i] = ids[j], ids[j] = t;
+        out[i] = ids[i];
+    }
+    free(ids);
+    *n_out = k;
+    return 0;
+}
+
+/* The lines of scenario scen into recs[0 .. M3_FABRIC_PATHS) (*n_made). */
+static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, int n_threads,
+                         m3_fpath *recs, uint32_t *n_made, tl_err *err)
+{
+    *n_made = 0;
+    m3_sample cfg;
+    char json[2048];
+    tl_world w;
+    m3_paths g;
+    memset(&g, 0, sizeof g);
+    int rc = draw_scenario(seed, scen, o, &cfg, json, sizeof json, err);
+    if (rc) {
+        tl_params_fini(&cfg.p);
+        return rc;
+    }
+    if ((rc = tl_world_from_json(&w, json, n_threads, err))) {
+        tl_params_fini(&cfg.p);
+        return rc;
+    }
+    uint32_t sel[M3_FABRIC_PATHS], k = 0;
+    rc = m3_paths_build(&g, w.routes, &w.flows, err);
+    rc = rc ? rc : draw_paths(&g, seed, scen, sel, &k, err);
+    int rcs[M3_FABRIC_PATHS] = {0};
+    tl_err errs[M3_FABRIC_PATHS];
+#pragma omp parallel num_threads(n_threads) if (!rc)
+    {
+        uint32_t *mark = calloc(w.flows.n + 1, sizeof *mark), stamp = 0;
+#pragma omp for schedule(dynamic, 1)
+        for (uint32_t i = 0; i < k; i++) {
+            m3_fpath *fp = &recs[i];
+            memset(fp, 0, sizeof *fp);
+            fp->index = scen * M3_FABRIC_PATHS + i;
+            snprintf(fp->cc, sizeof fp->cc, "%s", cfg.cc);
+            m3_pathwl pw;
+            memset(&pw, 0, sizeof pw);
+            uint32_t n_out[M3_N_OUT];
+            double q[M3_N_OUT][M3_N_Q];
+            int r = mark ? m3_paths_workload(&g, w.topo, &w.flows, sel[i], mark, ++stamp, &pw,
+                                             &errs[i])
+                         : tl_err_nomem(&errs[i]);
+            r = r ? r : m3_features(&pw, &cfg.p, cfg.cc, &fp->feat, &errs[i]);
+            if (!r && !(fp->sd = malloc((pw.n_fg + 1) * sizeof *fp->sd)))
+                r = tl_err_nomem(&errs[i]);
+            r = r ? r
+                  : m3_path_pktsim(&pw, &cfg.p, cfg.cc, tl_mix64(seed ^ fp->index), q, n_out,
+                                   fp->sd, &errs[i]);
+            if (!r) { /* slowdowns grouped by output bucket, in flow order */
+                double *by = malloc((pw.n_fg + 1) * sizeof *by);
+                size_t at = 0;
+                for (int b = 0; by && b < M3_N_OUT; b++)
+                    for (size_t f = 0, j = 0; f < pw.n_flows; f++)
+                        if (pw.is_fg[f]) {
+                            if (tl_bucket_of(pw.flow[f].size_bytes) == b)
+                                by[at++] = fp->sd[j];
+                            j++;
+                        }
+                if (!by)
+                    r = tl_err_nomem(&errs[i]);
+                else
+                    free(fp->sd), fp->sd = by;
+            }
+            fp->hops = pw.n_links;
+            fp->n_flows = pw.n_flows;
+            rcs[i] = r;
+            m3_pathwl_fini(&pw);
+        }
+        free(mark);
+    }
+    for (uint32_t i = 0; i < k && !rc; i++)
+        if ((rc = rcs[i]) && err)
+            *err = errs[i];
+    m3_paths_fini(&g);
+    tl_world_fini(&w);
+    tl_params_fini(&cfg.p);
+    *n_made = k;
+    return rc;
+}
+
+/* Floats with 9 significant digits read back to the same float; NaN as "nan". */
+static void put_num(FILE *f, double x)
+{
+    if (isnan(x))
+        fputs(",nan", f);
+    else
+        fprintf(f, ",%.9g", x);
+}
+
+void m3_fpath_write(FILE *f, const m3_fpath *r)
+{
+    fprintf(f, "%llu,%s,%d,%zu", (unsigned long long)r->index, r->cc, r->hops, r->n_flows);
+    for (int i = 0; i < M3_N_SHARED; i++)
+        put_num(f, r->feat.shared[i]);
+    size_t at = 0;
+    for (int b = 0; b < M3_N_OUT; b++) {
+        fprintf(f, ",%u", r->feat.n_fg[b]);
+        for (int q = 0; q < M3_N_Q; q++)
+            put_num(f, r->feat.ref_q[b][q]);
+        for (uint32_t j = 0; j < r->feat.n_fg[b]; j++)
+            put_num(f, r->sd[at++]);
+    }
+    fputc('\n', f);
+}
+
+int m3_fpath_parse(char *line, const char *file, int lineno, m3_fpath *r, tl_err *err)
+{
+    memset(r, 0, sizeof *r);
+    m3_fields fs = {line, file, lineno, 0};
+    double v;
+    int rc = m3_field_num(&fs, &v, err);
+    r->index = (uint64_t)v;
+    rc = rc ? rc : m3_field_str(&fs, r->cc, sizeof r->cc, err);
+    rc = rc ? rc : m3_field_num(&fs, &v, err);
+    r->hops = (int)v;
+    rc = rc ? rc : m3_field_num(&fs, &v, err);
+    r->n_flows = (size_t)v;
+    for (int i = 0; i < M3_N_SHARED && !rc; i++) {
+        rc = m3_field_num(&fs, &v, err);
+        r->feat.shared[i] = (float)v;
+    }
+    size_t cap = 16, at = 0;
+    if (!rc && !(r->sd = malloc(cap * sizeof *r->sd)))
+        rc = tl_err_nomem(err);
+    for (int b = 0; b < M3_N_OUT && !rc; b++) {
+        rc = m3_field_num(&fs, &v, err);
+        if (!rc && (v < 0 || v > 1e7))
+            rc = tl_err_at(err, TL_EPARSE, file, lineno, 0, NULL,
+                           "field %d: expected a flow count, found %g", fs.col, v);
+        r->feat.n_fg[b] = rc ? 0 : (uint32_t)v;
+        for (int q = 0; q < M3_N_Q && !rc; q++)
+            rc = m3_field_num(&fs, &r->feat.ref_q[b][q], err);
+        for (uint32_t j = 0; j < r->feat.n_fg[b] && !rc; j++) {
+            if (at == cap) {
+                double *nv = realloc(r->sd, 2 * cap * sizeof *nv);
+                if (!nv) {
+                    rc = tl_err_nomem(err);
+                    break;
+                }
+                r->sd = nv, cap *= 2;
+            }
+            rc = m3_field_num(&fs, &r->sd[at++], err);
+        }
+    }
+    if (!rc && fs.p)
+        rc = tl_err_at(err, TL_EPARSE, file, lineno, 0, NULL,
+                       "more fields than a schema-%d fabric path has (%d)", M3_FEATURE_SCHEMA,
+                       fs.col);
+    if (rc)
+        m3_fpath_fini(r);
+    return rc;
+}
+
+int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synth_opts *o,
+                  int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err)
+{
+    *n_new = 0;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "cannot create the folder: %s",
+                         strerror(errno));
+    char path[4096], header[512];
+    snprintf(path, sizeof path, "%s/fabric.csv", dir);
+    snprintf(header, sizeof header,
+             "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %d, flows %d, "
+             "quantiles %d",
+             M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any",
+             M3_FABRIC_PATHS, FABRIC_FLOWS, M3_N_Q);
+    long have = 0;
+    int rc = m3_resume(path, header, M3_FABRIC_PATHS, &have, err);
+    if (rc)
+        return rc;
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open for appending: %s",
+                         strerror(errno));
+    if (ftell(f) == 0)
+        fprintf(f, "%s\n", header);
+    int nt = n_threads > 0 ? n_threads : omp_get_max_threads();
+    m3_fpath recs[M3_FABRIC_PATHS];
+    for (uint64_t s = (uint64_t)have / M3_FABRIC_PATHS; s < n_scen && !rc; s++) {
+        uint32_t k = 0;
+        rc = make_scenario(seed, s, o, nt, recs, &k, err);
+        for (uint32_t i = 0; i < k; i++) {
+            if (!rc)
+                m3_fpath_write(f, &recs[i]);
+            m3_fpath_fini(&recs[i]);
+        }
+        /* a fabric with fewer paths than a block would break resuming */
+        if (!rc && k < M3_FABRIC_PATHS)
+            rc = tl_err_set(err, TL_EINVAL, "fabric scenario %llu has only %u paths",
+                            (unsigned long long)s, k);
+        if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+            rc = rc ? rc : tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s",
+                                     strerror(errno));
+        if (!rc)
+            *n_new += k;
+        tl_progress_report(prog, "m3 fabric scenarios", (double)(s + 1), (double)n_scen,
+                           "scenarios");
+    }
+    if (fclose(f) != 0 && !rc)
+        rc = tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
+    return rc;
+}

@@ -1,0 +1,212 @@
+/* Training m3's model from DIR/fabric.csv (docs/m3.md "Fabric samples"):
+ * every foreground flow of a drawn path gives one row per quantile of the
+ * grid, labelled log(its slowdown / the reference at that quantile), and
+ * the pinball loss at that quantile makes the prediction the conditional
+ * quantile of the label. Every tenth scenario is held out; the log
+ * reports, per output bucket, how often a held-out flow falls at or below
+ * the predicted quantile (ideal: the quantile) next to the reference's own
+ * rate (flowsim at the busiest link, uncorrected). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "m3/m3_int.h"
+#include "m3/model.h"
+#include "tailor/fileio.h"
+#include "tailor/time.h"
+
+static int is_valid_scenario(uint64_t index) { return index / M3_FABRIC_PATHS % 10 == 9; }
+
+static int read_fpaths(const char *path, m3_fpath **out, size_t *n, char *header, size_t hn,
+                       tl_err *err)
+{
+    *out = NULL, *n = 0;
+    tl_lines lr;
+    int rc = tl_lines_open(&lr, path, err);
+    if (rc)
+        return rc;
+    size_t cap = 1024;
+    m3_fpath *v = malloc(cap * sizeof *v);
+    char want[64], *line;
+    snprintf(want, sizeof want, "# tailor m3 fabric paths: schema %d,", M3_FEATURE_SCHEMA);
+    if (!v)
+        rc = tl_err_nomem(err);
+    while (!rc && (line = tl_lines_next(&lr))) {
+        if (lr.line == 1) {
+            if (strncmp(line, want, strlen(want)))
+                rc = tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
+                               "expected a header \"%s ...\", found \"%.120s\": re-run "
+                               "`tailor m3 gen-data --kind fabric`",
+                               want, line);
+            snprintf(header, hn, "%s", line);
+            continue;
+        }
+        if (*n == cap) {
+            m3_fpath *nv = realloc(v, 2 * cap * sizeof *nv);
+            if (!nv) {
+                rc = tl_err_nomem(err);
+                break;
+            }
+            v = nv, cap *= 2;
+        }
+        if (!(rc = m3_fpath_parse(line, path, lr.line, &v[*n], err)))
+            (*n)++;
+    }
+    tl_lines_close(&lr);
+    if (rc) {
+        for (size_t i = 0; i < *n; i++)
+            m3_fpath_fini(&v[i]);
+        free(v);
+        *n = 0;
+        return rc;
+    }
+    *out = v;
+    return 0;
+}
+
+static int usable(const m3_fpath *r, int b, int q, double sd)
+{
+    double ref = r->feat.ref_q[b][q];
+    return ref > 0 && isfinite(ref) && sd > 0 && isfinite(sd);
+}
+
+static int add_rows(m3_dataset *d, const m3_fpath *r, tl_err *err)
+{
+    float row[M3_N_FEATURES];
+    size_t at = 0;
+    for (int b = 0; b < M3_N_OUT; b++)
+        for (uint32_t j = 0; j < r->feat.n_fg[b]; j++, at++)
+            for (int q = 0; q < M3_N_Q; q++) {
+                if (!usable(r, b, q, r->sd[at]))
+                    continue;
+                m3_feat_row(&r->feat, b, q, row);
+                int rc = m3_dataset_append_q(d, row, m3_label(r->sd[at], r->feat.ref_q[b][q]),
+                                             (float)m3_q[q], err);
+                if (rc)
+                    return rc;
+            }
+    return 0;
+}
+
+/* Calibration of held-out flows per bucket at a few quantiles. */
+static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int n_threads,
+                  tl_err *err)
+{
+    static const int qs[4] = {3, 5, 9, 11}; /* indices of 50, 90, 99, 99.9% in m3_q */
+    fprintf(log, "\nheld-out flows at or below the predicted quantile (ideal: the quantile); "
+                 "model / flowsim reference\n  %-8s %7s", "bucket", "flows");
+    for (int k = 0; k < 4; k++)
+        fprintf(log, "  %13.1f%%", 100 * m3_q[qs[k]]);
+    fputc('\n', log);
+    float row[M3_N_FEATURES], y[M3_N_Q];
+    float x[M3_N_Q * M3_N_FEATURES];
+    for (int b = 0; b < M3_N_OUT; b++) {
+        double below_m[4] = {0}, below_f[4] = {0}, nf = 0;
+        for (size_t i = 0; i < n; i++) {
+            const m3_fpath *r = &v[i];
+            if (!is_valid_scenario(r->index) || !r->feat.n_fg[b])
+                continue;
+            for (int q = 0; q < M3_N_Q; q++) {
+                m3_feat_row(&r->feat, b, q, row);
+                memcpy(x + q * M3_N_FEATURES, row, sizeof row);
+            }
+            int rc = m3_model_predict(m, x, M3_N_Q, n_threads, y, err);
+            if (rc)
+                return rc;
+            size_t at = 0;
+            for (int bb = 0; bb < b; bb++)
+                at += r->feat.n_fg[bb];
+            for (uint32_t j = 0; j < r->feat.n_fg[b]; j++) {
+                double sd = r->sd[at + j];
+                if (!(sd > 0 && isfinite(sd)))
+                    continue;
+                nf++;
+                for (int k = 0; k < 4; k++) {
+                    double ref = r->feat.ref_q[b][qs[k]];
+                    below_m[k] += sd <= ref * exp((double)y[qs[k]]);
+                    below_f[k] += sd <= ref;
+                }
+            }
+        }
+        fprintf(log, "  %-8s %7.0f", tl_bucket_names[b], nf);
+        for (int k = 0; k < 4; k++)
+            fprintf(log, "  %6.1f / %5.1f", nf ? 100 * below_m[k] / nf : NAN,
+                    nf ? 100 * below_f[k] / nf : NAN);
+        fputc('\n', log);
+    }
+    return 0;
+}
+
+int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts *o,
+                    tl_err *err)
+{
+    char path[4096], log_path[4200], header[512] = "";
+    snprintf(path, sizeof path, "%s/fabric.csv", dir);
+    snprintf(log_path, sizeof log_path, "%s.log", model_path);
+    m3_fpath *v = NULL;
+    size_t n = 0;
+    int rc = read_fpaths(path, &v, &n, header, sizeof header, err);
+    if (rc)
+        return rc;
+    m3_dataset tr, va;
+    memset(&tr, 0, sizeof tr), memset(&va, 0, sizeof va);
+    rc = m3_dataset_init(&tr, M3_N_FEATURES, err);
+    rc = rc ? rc : m3_dataset_init(&va, M3_N_FEATURES, err);
+    size_t n_valid = 0, n_flows = 0;
+    char ccs[256] = "";
+    for (size_t i = 0; i < n && !rc; i++) {
+        n_valid += is_valid_scenario(v[i].index);
+        for (int b = 0; b < M3_N_OUT; b++)
+            n_flows += v[i].feat.n_fg[b];
+        if (!m3_cc_listed(ccs, v[i].cc))
+            snprintf(ccs + strlen(ccs), sizeof ccs - strlen(ccs), "%s%s", ccs[0] ? "," : "",
+                     v[i].cc);
+        rc = add_rows(is_valid_scenario(v[i].index) ? &va : &tr, &v[i], err);
+    }
+    if (!rc && (!tr.n_rows || !va.n_rows))
+        rc = tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
+                       "%zu paths give %zu training and %zu held-out rows; both must be > 0 "
+                       "(make at least ten fabric scenarios)", n, tr.n_rows, va.n_rows);
+    tl_afile af;
+    FILE *log = NULL;
+    m3_model *m = NULL;
+    if (!rc && !(log = tl_afile_open(&af, log_path, err)))
+        rc = err->code;
+    if (!rc) {
+        fprintf(log, "m3 model training log (tailor m3 train, fabric paths, pinball loss)\n%s\n",
+                header + 2);
+        fprintf(log, "paths %zu (held out %zu, every tenth scenario), foreground flows %zu, rows "
+                "%zu training, %zu held out, %d features (schema %d)\n", n, n_valid, n_flows,
+                tr.n_rows, va.n_rows, M3_N_FEATURES, M3_FEATURE_SCHEMA);
+        fprintf(log, "xgboost: %u trees, depth %u, eta %g, subsample %g, colsample %g, "
+                "min_child_weight %g, seed %llu\n\n", o->n_trees, o->max_depth, o->eta,
+                o->subsample, o->colsample, o->min_child_weight, (unsigned long long)o->seed);
+        double t0 = tl_wall_s();
+        if (!(m = m3_model_train(&tr, &va, o, log, err)))
+            rc = err->code;
+        else
+            fprintf(log, "training time %.1f s\n", tl_wall_s() - t0);
+    }
+    rc = rc ? rc : report(log, m, v, n, o->n_threads, err);
+    if (!rc) {
+        char meta[1024];
+        snprintf(meta, sizeof meta,
+                 "{\"paths\": %zu, \"train_rows\": %zu, \"valid_rows\": %zu, \"trees\": %u, "
+                 "\"depth\": %u, \"eta\": %g, \"loss\": \"pinball\", \"ccs\": \"%s\", "
+                 "\"data\": \"%s\"}",
+                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, header + 2);
+        rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
+    }
+    if (log) {
+        if (rc)
+            tl_afile_abort(&af);
+        else
+            rc = tl_afile_commit(&af, err);
+    }
+    m3_model_destroy(m);
+    m3_dataset_fini(&tr), m3_dataset_fini(&va);
+    for (size_t i = 0; i < n; i++)
+        m3_fpath_fini(&v[i]);
+    free(v);
+    return rc;
+}
