@@ -267,6 +267,13 @@ check "m3 writes paths.csv, one row per distinct drawn path" \
 "$bin" run "$tmp/m3s.json" --engine m3 --path-pktsim --paths 20 -o "$tmp/m3p" --quiet >"$tmp/m3po"
 check "run --engine m3 --path-pktsim exits 0" test $? -eq 0
 check "m3 --path-pktsim says so" grep -q "pktsim on each path" "$tmp/m3po"
+"$bin" m3 gen-data "$tmp/m3fab" --kind fabric --samples 400 --cc dctcp-rate --quiet >/dev/null
+check "m3 gen-data --kind fabric writes ten scenarios of 40 paths" \
+    test "$(grep -vc '^#' "$tmp/m3fab/fabric.csv")" -eq 400
+"$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
+check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
+"$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3fab.model" --paths 50 -o "$tmp/m3fr" --quiet >/dev/null
+check "run --engine m3 with a fabric-trained model exits 0" test $? -eq 0
 "$bin" m3 gen-data "$tmp/m3h" --samples 12 --fg-flows 300 --max-flows 2000 --cc hpcc --quiet >/dev/null
 "$bin" m3 train "$tmp/m3h" -o "$tmp/m3h.model" --trees 5 --depth 3 --quiet >/dev/null
 "$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3h.model" --paths 50 -o "$tmp/m3y" --quiet 2>"$tmp/err" >/dev/null
