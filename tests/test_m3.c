@@ -260,6 +260,68 @@ static void resumable_samples(void **state)
     free(d1), free(d2);
 }
 
+/* Fabric samples: two scenarios on 2 threads equal one then two (resumed,
+ * after a torn block) on 1; every line parses back to itself; foreground
+ * slowdowns are at least 1 and their count matches the buckets. */
+static void fabric_samples(void **state)
+{
+    (void)state;
+    char *d1 = tu_temp_path(""), *d2 = tu_temp_path("");
+    tl_m3_gen_opts o;
+    tl_m3_gen_opts_default(&o);
+    o.is_fabric = 1, o.only_cc = "dctcp-rate", o.n_threads = 2;
+    uint64_t n_new;
+    o.n_samples = 2 * M3_FABRIC_PATHS;
+    assert_int_equal(tl_m3_gen_data(d1, &o, NULL, &n_new, NULL), 0);
+    assert_int_equal(n_new, 2 * M3_FABRIC_PATHS);
+    o.n_samples = 1, o.n_threads = 1; /* rounds up to one scenario */
+    assert_int_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, NULL), 0);
+    assert_int_equal(n_new, M3_FABRIC_PATHS);
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/fabric.csv", d1);
+    snprintf(p2, sizeof p2, "%s/fabric.csv", d2);
+    FILE *f = fopen(p2, "a"); /* part of a second block */
+    fputs("40,dctcp-rate,6,100,1\n41,dctcp", f);
+    fclose(f);
+    o.n_samples = 2 * M3_FABRIC_PATHS;
+    assert_int_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, NULL), 0);
+    assert_int_equal(n_new, M3_FABRIC_PATHS);
+    size_t l1, l2;
+    char *a = tu_read_file(p1, &l1), *b = tu_read_file(p2, &l2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(a, b, l1);
+    char *line = strchr(a, '\n') + 1; /* after the header */
+    int n_lines = 0;
+    while (*line) {
+        char *end = strchr(line, '\n');
+        *end = '\0';
+        char *copy = strdup(line);
+        m3_fpath r;
+        assert_int_equal(m3_fpath_parse(copy, "fabric.csv", 2 + n_lines, &r, NULL), 0);
+        size_t n_fg = 0;
+        for (int k = 0; k < M3_N_OUT; k++)
+            n_fg += r.feat.n_fg[k];
+        assert_true(n_fg >= 1); /* a drawn path carries at least one flow end to end */
+        for (size_t k = 0; k < n_fg; k++)
+            assert_true(r.sd[k] >= 1 - 1e-9);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mf = open_memstream(&text, &len);
+        m3_fpath_write(mf, &r);
+        fclose(mf);
+        assert_int_equal(len, strlen(line) + 1);
+        assert_memory_equal(text, line, len - 1);
+        free(text), free(copy);
+        m3_fpath_fini(&r);
+        line = end + 1;
+        n_lines++;
+    }
+    assert_int_equal(n_lines, 2 * M3_FABRIC_PATHS);
+    free(a), free(b);
+    unlink(p1), unlink(p2), rmdir(d1), rmdir(d2);
+    free(d1), free(d2);
+}
+
 static int summary_equal(const tl_summary *a, const tl_summary *b)
 {
     return !memcmp(a->all, b->all, sizeof a->all);
@@ -380,6 +442,7 @@ int main(void)
         cmocka_unit_test(paths_and_sampling),  cmocka_unit_test(path_workload_recount),
         cmocka_unit_test(mixture_by_hand),     cmocka_unit_test(synthetic_samples),
         cmocka_unit_test(idle_path_truth),     cmocka_unit_test(resumable_samples),
+        cmocka_unit_test(fabric_samples),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
     };
