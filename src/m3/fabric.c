@@ -15,42 +15,10 @@
 #include <unistd.h>
 #include <errno.h>
 
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
-
 #include "m3/m3_int.h"
 #include "tailor/world.h"
 
-#define FABRIC_FLOWS 60000 /* flows per scenario: ~1.1 foreground flows per path */
-#define RACKS 32
-
-static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
-
-/* A random rack matrix (gravity model: log-normal out and in weights per
- * rack, spread s; intra-rack traffic scaled down) written to path: skewed
- * traffic puts hot spots in the fabric as real matrices do, without using
- * the evaluation's matrices A, B, C. */
-static int write_matrix(const char *path, tl_rng *r, tl_err *err)
-{
-    gsl_rng gr;
-    tl_rng_gsl(&gr, r);
-    double s = uni(r, 0.5, 2), intra = uni(r, 0.01, 1), out[RACKS], in[RACKS];
-    for (int i = 0; i < RACKS; i++)
-        out[i] = exp(gsl_ran_gaussian(&gr, s)), in[i] = exp(gsl_ran_gaussian(&gr, s));
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot write: %s", strerror(errno));
-    fprintf(f, "# tailor rack matrix v1\n# random gravity matrix (m3 fabric samples)\n"
-               "racks %d\npods 2\npod 0 racks 0-%d\npod 1 racks %d-%d\n",
-            RACKS, RACKS / 2 - 1, RACKS / 2, RACKS - 1);
-    for (int i = 0; i < RACKS; i++)
-        for (int j = 0; j < RACKS; j++)
-            fprintf(f, "%.6g%c", out[i] * in[j] * (i == j ? intra : 1), j == RACKS - 1 ? '\n' : ' ');
-    if (fclose(f) != 0)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
-    return 0;
-}
-
+#define FABRIC_FLOWS 60000 /* flows per scenario: ~1.5 foreground flows per path */
 
 void m3_fpath_fini(m3_fpath *r)
 {
@@ -58,13 +26,12 @@ void m3_fpath_fini(m3_fpath *r)
     memset(r, 0, sizeof *r);
 }
 
+static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
 
-/* Scenario `scen` of stream seed: its transport into cfg (cc, params), its
- * JSON into buf and, for two scenarios in three, a random rack matrix into
- * matrix_path (*has_matrix). */
+/* Scenario `scen` of stream seed: its transport into cfg (cc, params) and
+ * its JSON into buf. */
 static int draw_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_sample *cfg,
-                         const char *matrix_path, int *has_matrix, char *buf, size_t n,
-                         tl_err *err)
+                         char *buf, size_t n, tl_err *err)
 {
     tl_rng r;
     tl_rng_init(&r, seed, "m3-fabric", scen);
@@ -79,28 +46,20 @@ static int draw_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m
     static const int over[3] = {1, 2, 4};
     cfg->sigma = uni(&r, 1, 2);
     cfg->target_load = uni(&r, 0.2, 0.8);
-    char shape[64] = "", spatial[1200] = "{\"type\": \"uniform\"}";
+    char shape[64] = "";
     if (cfg->size_shape > 0)
         snprintf(shape, sizeof shape, ", \"shape\": %.6g", cfg->size_shape);
-    int oversub = over[tl_rng_below(&r, 3)];
-    *has_matrix = tl_rng_below(&r, 3) != 0;
-    if (*has_matrix) {
-        if ((rc = write_matrix(matrix_path, &r, err)))
-            return rc;
-        snprintf(spatial, sizeof spatial, "{\"type\": \"matrix\", \"matrix\": \"%s\"}",
-                 matrix_path);
-    }
     snprintf(buf, n,
              "{\"seed\": %llu, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
              "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
              "\"oversubscription\": %d, \"host_link_bps\": \"10Gbps\", "
              "\"fabric_link_bps\": \"40Gbps\", \"link_delay_ns\": 1000}, "
              "\"workload\": {\"flows\": %d, \"classes\": [{\"sizes\": {\"dist\": \"%s\", "
-             "\"mean_bytes\": %.6g%s}, \"spatial\": %s, "
+             "\"mean_bytes\": %.6g%s}, \"spatial\": {\"type\": \"uniform\"}, "
              "\"arrival\": {\"process\": \"lognormal\", \"sigma\": %.4f}, "
              "\"load\": {\"max_link_load\": %.4f}}]}, \"transport\": {\"cc\": \"%s\"}}",
-             (unsigned long long)(tl_mix64(seed ^ (scen + 1)) >> 16), oversub, FABRIC_FLOWS,
-             cfg->size_kind, cfg->mean_bytes, shape, spatial, cfg->sigma, cfg->target_load,
+             (unsigned long long)(tl_mix64(seed ^ (scen + 1)) >> 16), over[tl_rng_below(&r, 3)],
+             FABRIC_FLOWS, cfg->size_kind, cfg->mean_bytes, shape, cfg->sigma, cfg->target_load,
              cfg->cc);
     return 0;
 }
@@ -129,22 +88,21 @@ static int draw_paths(const m3_paths *g, uint64_t seed, uint64_t scen, uint32_t 
 }
 
 /* The lines of scenario scen into recs[0 .. M3_FABRIC_PATHS) (*n_made). */
-static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3_synth_opts *o,
-                         int n_threads, m3_fpath *recs, uint32_t *n_made, tl_err *err)
+static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, int n_threads,
+                         m3_fpath *recs, uint32_t *n_made, tl_err *err)
 {
     *n_made = 0;
     m3_sample cfg;
-    char json[4096], matrix[4096];
-    snprintf(matrix, sizeof matrix, "%s/.matrix-%llu.txt", dir, (unsigned long long)scen);
+    char json[2048];
     tl_world w;
     m3_paths g;
     memset(&g, 0, sizeof g);
-    int has_matrix = 0;
-    int rc = draw_scenario(seed, scen, o, &cfg, matrix, &has_matrix, json, sizeof json, err);
-    rc = rc ? rc : tl_world_from_json(&w, json, n_threads, err);
-    if (has_matrix)
-        unlink(matrix); /* read by now */
+    int rc = draw_scenario(seed, scen, o, &cfg, json, sizeof json, err);
     if (rc) {
+        tl_params_fini(&cfg.p);
+        return rc;
+    }
+    if ((rc = tl_world_from_json(&w, json, n_threads, err))) {
         tl_params_fini(&cfg.p);
         return rc;
     }
@@ -291,7 +249,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     snprintf(path, sizeof path, "%s/fabric.csv", dir);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %d, flows %d, "
-             "gravity matrices, quantiles %d",
+             "quantiles %d",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any",
              M3_FABRIC_PATHS, FABRIC_FLOWS, M3_N_Q);
     long have = 0;
@@ -308,7 +266,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     m3_fpath recs[M3_FABRIC_PATHS];
     for (uint64_t s = (uint64_t)have / M3_FABRIC_PATHS; s < n_scen && !rc; s++) {
         uint32_t k = 0;
-        rc = make_scenario(dir, seed, s, o, nt, recs, &k, err);
+        rc = make_scenario(seed, s, o, nt, recs, &k, err);
         for (uint32_t i = 0; i < k; i++) {
             if (!rc)
                 m3_fpath_write(f, &recs[i]);
