@@ -272,6 +272,7 @@ check "m3 gen-data --kind fabric writes ten scenarios of 40 paths" \
     test "$(grep -vc '^#' "$tmp/m3fab/fabric.csv")" -eq 400
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
+check "a fabric-trained model carries its calibration shifts" grep -aq '"shift": \[' "$tmp/m3fab.model"
 "$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3fab.model" --paths 50 -o "$tmp/m3fr" --quiet >/dev/null
 check "run --engine m3 with a fabric-trained model exits 0" test $? -eq 0
 "$bin" m3 gen-data "$tmp/m3h" --samples 12 --fg-flows 300 --max-flows 2000 --cc hpcc --quiet >/dev/null

@@ -18,7 +18,9 @@
 #include "m3/m3_int.h"
 #include "tailor/world.h"
 
-#define FABRIC_FLOWS 60000 /* flows per scenario: ~1.5 foreground flows per path */
+#define FABRIC_FLOWS 60000 /* flows per scenario at most: ~1.1 foreground flows per path */
+#define MAX_MEAN 1e6       /* mean flow size up to 1 MB (Table 2 stops at 50 KB) */
+#define BYTES 2e9          /* bytes per scenario at most: fewer flows when they are large */
 
 void m3_fpath_fini(m3_fpath *r)
 {
@@ -39,7 +41,7 @@ static int draw_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m
     tl_sizedist sd = {0};
     int rc = tl_params_init(&cfg->p, err);
     rc = rc ? rc : m3_synth_config(cfg, &r, o, err);
-    rc = rc ? rc : m3_synth_sizes(cfg, &r, &sd, err);
+    rc = rc ? rc : m3_synth_sizes(cfg, &r, &sd, MAX_MEAN, err);
     tl_sizedist_fini(&sd);
     if (rc)
         return rc;
@@ -59,8 +61,8 @@ static int draw_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m
              "\"arrival\": {\"process\": \"lognormal\", \"sigma\": %.4f}, "
              "\"load\": {\"max_link_load\": %.4f}}]}, \"transport\": {\"cc\": \"%s\"}}",
              (unsigned long long)(tl_mix64(seed ^ (scen + 1)) >> 16), over[tl_rng_below(&r, 3)],
-             FABRIC_FLOWS, cfg->size_kind, cfg->mean_bytes, shape, cfg->sigma, cfg->target_load,
-             cfg->cc);
+             (int)fmin(FABRIC_FLOWS, BYTES / cfg->mean_bytes), cfg->size_kind, cfg->mean_bytes,
+             shape, cfg->sigma, cfg->target_load, cfg->cc);
     return 0;
 }
 
@@ -249,9 +251,9 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     snprintf(path, sizeof path, "%s/fabric.csv", dir);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %d, flows %d, "
-             "quantiles %d",
+             "mean size to %g, bytes %g, quantiles %d",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any",
-             M3_FABRIC_PATHS, FABRIC_FLOWS, M3_N_Q);
+             M3_FABRIC_PATHS, FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q);
     long have = 0;
     int rc = m3_resume(path, header, M3_FABRIC_PATHS, &have, err);
     if (rc)

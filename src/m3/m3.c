@@ -24,6 +24,7 @@ struct tl_m3 {
     uint64_t seed;
     tl_m3_opts o;
     m3_model *model; /* NULL with is_no_model */
+    double shift[M3_N_OUT][M3_N_Q]; /* the model's calibration (metadata "shift"), or 0 */
 
     m3_paths g;
     uint32_t n_sel;    /* distinct drawn paths */
@@ -60,6 +61,30 @@ int m3_cc_listed(const char *list, const char *cc)
         p += len + (end != NULL);
     }
     return 0;
+}
+
+/* The calibration shifts a fabric-trained model carries in its metadata
+ * (docs/m3.md "Fabric samples"); zeros for a model without them. */
+static int load_shift(const m3_model *m, const char *file, double shift[M3_N_OUT][M3_N_Q],
+                      tl_err *err)
+{
+    memset(shift, 0, sizeof(double) * M3_N_OUT * M3_N_Q);
+    json_t *meta = json_loads(m3_model_meta(m), 0, NULL);
+    json_t *a = json_object_get(meta, "shift");
+    int rc = 0;
+    if (a && (!json_is_array(a) || json_array_size(a) != M3_N_OUT * M3_N_Q))
+        rc = tl_err_set(err, TL_EPARSE, "%s: metadata \"shift\" must hold %d numbers", file,
+                        M3_N_OUT * M3_N_Q);
+    for (size_t i = 0; a && !rc && i < json_array_size(a); i++) {
+        json_t *x = json_array_get(a, i);
+        if (!json_is_number(x))
+            rc = tl_err_set(err, TL_EPARSE, "%s: metadata \"shift\"[%zu] is not a number", file,
+                            i);
+        else
+            shift[i / M3_N_Q][i % M3_N_Q] = json_number_value(x);
+    }
+    json_decref(meta);
+    return rc;
 }
 
 /* A model predicts only for the congestion controls of its training
@@ -107,7 +132,7 @@ tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, con
             tl_m3_destroy(s);
             return NULL;
         }
-        if (check_cc(s->model, mp, cc, err)) {
+        if (check_cc(s->model, mp, cc, err) || load_shift(s->model, mp, s->shift, err)) {
             tl_m3_destroy(s);
             return NULL;
         }
@@ -236,7 +261,7 @@ static int predict(tl_m3 *s, tl_err *err)
                 double v = NAN;
                 if (s->feat[k].n_fg[b]) {
                     v = s->truth   ? s->truth[k][b][q]
-                        : s->model ? s->feat[k].ref_q[b][q] * exp((double)y[i++])
+                        : s->model ? s->feat[k].ref_q[b][q] * exp((double)y[i++] + s->shift[b][q])
                                    : s->feat[k].fs_q[b][q];
                     v = fmax(v, prev);
                     prev = v;

@@ -162,10 +162,11 @@ int m3_synth_draw(m3_sample *s, uint64_t seed, uint64_t index, const m3_synth_op
                   tl_err *err);
 void m3_sample_fini(m3_sample *s);
 /* The transport draw (Table 4, into s->cc and s->p, initialized) and the
- * size law (Table 2: s->size_kind, mean_bytes, size_shape; d filled), shared
- * by the parking-lot and the fabric samples. */
+ * size law (Table 2: s->size_kind, mean_bytes log-uniform in 5 KB ..
+ * max_mean, size_shape; d filled), shared by the parking-lot and the fabric
+ * samples. */
 int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err);
-int m3_synth_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, tl_err *err);
+int m3_synth_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, double max_mean, tl_err *err);
 
 /* Ground truth: simulates the sample with pktsim on its parking lot and
  * fills the foreground slowdown quantiles per output bucket (NaN where a

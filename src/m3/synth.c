@@ -76,13 +76,13 @@ int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err
 }
 
 /* Size law (Table 2): Pareto, exponential, Gaussian or log-normal, mean 5-50 KB. */
-int m3_synth_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, tl_err *err)
+int m3_synth_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, double max_mean, tl_err *err)
 {
     static const tl_size_kind kinds[4] = {TL_SIZE_PARETO, TL_SIZE_EXP, TL_SIZE_GAUSSIAN,
                                           TL_SIZE_LOGNORMAL};
     static const char *const names[4] = {"pareto", "exponential", "gaussian", "lognormal"};
     int k = (int)tl_rng_below(r, 4);
-    s->mean_bytes = log_uni(r, 5e3, 50e3);
+    s->mean_bytes = log_uni(r, 5e3, max_mean);
     s->size_shape = k == 0 ? uni(r, 1.05, 2.0) : k == 2 ? s->mean_bytes * uni(r, 0.3, 1.0)
                     : k == 3 ? uni(r, 1.0, 2.5)
                              : 0;
@@ -103,7 +103,7 @@ int m3_synth_draw(m3_sample *s, uint64_t seed, uint64_t index, const m3_synth_op
     tl_sizedist sd = {0};
     int rc = tl_params_init(&s->p, err);
     rc = rc ? rc : m3_synth_config(s, &r, o, err);
-    rc = rc ? rc : m3_synth_sizes(s, &r, &sd, err);
+    rc = rc ? rc : m3_synth_sizes(s, &r, &sd, 50e3, err);
     rc = rc ? rc : m3_pathwl_init(&s->w, h, 1, err);
     if (rc)
         goto fail;

@@ -2,10 +2,13 @@
  * every foreground flow of a drawn path gives one row per quantile of the
  * grid, labelled log(its slowdown / the reference at that quantile), and
  * the pinball loss at that quantile makes the prediction the conditional
- * quantile of the label. Every tenth scenario is held out; the log
- * reports, per output bucket, how often a held-out flow falls at or below
- * the predicted quantile (ideal: the quantile) next to the reference's own
- * rate (flowsim at the busiest link, uncorrected). */
+ * quantile of the label. Every tenth scenario is held out: half of those
+ * calibrate the model (per bucket and quantile, the shift in log space
+ * that makes that share of their flows fall at or below the prediction,
+ * as in conformalized quantile regression; stored in the model's
+ * metadata), the other half are reported: per output bucket, how often a
+ * flow falls at or below the predicted quantile (ideal: the quantile) next
+ * to the reference's own rate (flowsim at the busiest link, uncorrected). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +16,19 @@
 #include "m3/m3_int.h"
 #include "m3/model.h"
 #include "tailor/fileio.h"
+#include "tailor/quantile.h"
 #include "tailor/time.h"
 
 static int is_valid_scenario(uint64_t index) { return index / M3_FABRIC_PATHS % 10 == 9; }
+/* Held-out scenarios alternate between calibration and the report. */
+static int is_calib_scenario(uint64_t index)
+{
+    return is_valid_scenario(index) && index / M3_FABRIC_PATHS / 10 % 2 == 0;
+}
+static int is_report_scenario(uint64_t index)
+{
+    return is_valid_scenario(index) && !is_calib_scenario(index);
+}
 
 static int read_fpaths(const char *path, m3_fpath **out, size_t *n, char *header, size_t hn,
                        tl_err *err)
@@ -90,11 +103,12 @@ static int add_rows(m3_dataset *d, const m3_fpath *r, tl_err *err)
 
 /* Calibration of held-out flows per bucket at a few quantiles. */
 static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int n_threads,
-                  tl_err *err)
+                  const double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
     static const int qs[4] = {3, 5, 9, 11}; /* indices of 50, 90, 99, 99.9% in m3_q */
-    fprintf(log, "\nheld-out flows at or below the predicted quantile (ideal: the quantile); "
-                 "model / flowsim reference\n  %-8s %7s", "bucket", "flows");
+    fprintf(log, "\nreported flows (held out, not calibrated on) at or below the predicted "
+                 "quantile (ideal: the quantile); model / flowsim reference\n  %-8s %7s",
+            "bucket", "flows");
     for (int k = 0; k < 4; k++)
         fprintf(log, "  %13.1f%%", 100 * m3_q[qs[k]]);
     fputc('\n', log);
@@ -104,7 +118,7 @@ static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int
         double below_m[4] = {0}, below_f[4] = {0}, nf = 0;
         for (size_t i = 0; i < n; i++) {
             const m3_fpath *r = &v[i];
-            if (!is_valid_scenario(r->index) || !r->feat.n_fg[b])
+            if (!is_report_scenario(r->index) || !r->feat.n_fg[b])
                 continue;
             for (int q = 0; q < M3_N_Q; q++) {
                 m3_feat_row(&r->feat, b, q, row);
@@ -123,7 +137,7 @@ static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int
                 nf++;
                 for (int k = 0; k < 4; k++) {
                     double ref = r->feat.ref_q[b][qs[k]];
-                    below_m[k] += sd <= ref * exp((double)y[qs[k]]);
+                    below_m[k] += sd <= ref * exp((double)y[qs[k]] + shift[b][qs[k]]);
                     below_f[k] += sd <= ref;
                 }
             }
@@ -135,6 +149,66 @@ static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int
         fputc('\n', log);
     }
     return 0;
+}
+
+/* Per bucket and quantile q, the q-quantile of (label - prediction) over
+ * the calibration scenarios' flows (0 where fewer than 20). */
+static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, int n_threads,
+                     double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+{
+    size_t cap = 1024;
+    double *res[M3_N_Q];
+    size_t cnt[M3_N_Q];
+    float row[M3_N_FEATURES], x[M3_N_Q * M3_N_FEATURES], y[M3_N_Q];
+    int rc = 0;
+    for (int q = 0; q < M3_N_Q; q++)
+        res[q] = NULL;
+    for (int b = 0; b < M3_N_OUT && !rc; b++) {
+        for (int q = 0; q < M3_N_Q; q++)
+            cnt[q] = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            const m3_fpath *r = &v[i];
+            if (!is_calib_scenario(r->index) || !r->feat.n_fg[b])
+                continue;
+            for (int q = 0; q < M3_N_Q; q++) {
+                m3_feat_row(&r->feat, b, q, row);
+                memcpy(x + q * M3_N_FEATURES, row, sizeof row);
+            }
+            if ((rc = m3_model_predict(m, x, M3_N_Q, n_threads, y, err)))
+                break;
+            size_t at = 0;
+            for (int bb = 0; bb < b; bb++)
+                at += r->feat.n_fg[bb];
+            for (uint32_t j = 0; j < r->feat.n_fg[b] && !rc; j++)
+                for (int q = 0; q < M3_N_Q; q++) {
+                    double sd = r->sd[at + j];
+                    if (!usable(r, b, q, sd))
+                        continue;
+                    if (!res[q] || cnt[q] == cap) {
+                        size_t nc = res[q] ? 2 * cap : cap;
+                        for (int qq = 0; qq < M3_N_Q && !rc; qq++) {
+                            double *nr = realloc(res[qq], nc * sizeof *nr);
+                            if (!nr)
+                                rc = tl_err_nomem(err);
+                            else
+                                res[qq] = nr;
+                        }
+                        if (rc)
+                            break;
+                        cap = nc;
+                    }
+                    res[q][cnt[q]++] = m3_label(sd, r->feat.ref_q[b][q]) - (double)y[q];
+                }
+        }
+        for (int q = 0; q < M3_N_Q && !rc; q++) {
+            shift[b][q] = 0;
+            if (cnt[q] >= 20)
+                tl_quantiles(res[q], cnt[q], &m3_q[q], &shift[b][q], 1, NULL);
+        }
+    }
+    for (int q = 0; q < M3_N_Q; q++)
+        free(res[q]);
+    return rc;
 }
 
 int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts *o,
@@ -187,14 +261,29 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
         else
             fprintf(log, "training time %.1f s\n", tl_wall_s() - t0);
     }
-    rc = rc ? rc : report(log, m, v, n, o->n_threads, err);
+    double shift[M3_N_OUT][M3_N_Q];
+    rc = rc ? rc : calibrate(m, v, n, o->n_threads, shift, err);
     if (!rc) {
-        char meta[1024];
+        fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles:\n");
+        for (int b = 0; b < M3_N_OUT; b++) {
+            fprintf(log, "  %-8s", tl_bucket_names[b]);
+            for (int q = 0; q < M3_N_Q; q++)
+                fprintf(log, " %+.3f", shift[b][q]);
+            fputc('\n', log);
+        }
+    }
+    rc = rc ? rc : report(log, m, v, n, o->n_threads, shift, err);
+    if (!rc) {
+        char meta[4096], sh[2048] = "";
+        for (int b = 0; b < M3_N_OUT; b++)
+            for (int q = 0; q < M3_N_Q; q++)
+                snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%.6g",
+                         b || q ? ", " : "", shift[b][q]);
         snprintf(meta, sizeof meta,
                  "{\"paths\": %zu, \"train_rows\": %zu, \"valid_rows\": %zu, \"trees\": %u, "
                  "\"depth\": %u, \"eta\": %g, \"loss\": \"pinball\", \"ccs\": \"%s\", "
-                 "\"data\": \"%s\"}",
-                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, header + 2);
+                 "\"shift\": [%s], \"data\": \"%s\"}",
+                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, sh, header + 2);
         rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
     }
     if (log) {
