@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "tailor/err.h"
+#include "tailor/m3.h"
 #include "tailor/progress.h"
 #include "tailor/spec.h"
 
@@ -69,7 +70,11 @@ typedef struct cli_world {
 
 /* Loads the scenario, builds topology and routes, and generates the flows (or
  * loads --flows FILE: .csv as tailor CSV, anything else as ns-3 flow.txt). */
+/* Loads the scenario (the command line's engine options override its
+ * engine keys), builds topology and routes, and generates or loads flows. */
 int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err);
+/* m3's options from the scenario's engine keys. */
+void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo);
 void cli_world_fini(cli_world *w);
 
 int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,

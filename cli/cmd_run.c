@@ -180,12 +180,7 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
 {
     const tl_engine_spec *es = &w->sc.engine;
     tl_m3_opts mo;
-    tl_m3_opts_default(&mo);
-    mo.n_paths = es->n_paths;
-    mo.model_path = es->model[0] ? es->model : NULL;
-    mo.is_no_model = es->is_no_model;
-    mo.is_path_pktsim = es->is_path_pktsim;
-    mo.n_threads = es->n_threads;
+    cli_m3_opts(es, &mo);
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
     tl_m3 *m = tl_m3_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed,
@@ -310,16 +305,6 @@ int cmd_run(int argc, char **argv)
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
-    if (o.is_cluster)
-        w.sc.engine.is_cluster = 1;
-    if (o.n_paths)
-        w.sc.engine.n_paths = o.n_paths;
-    if (o.model)
-        snprintf(w.sc.engine.model, sizeof w.sc.engine.model, "%s", o.model);
-    if (o.is_no_model)
-        w.sc.engine.is_no_model = 1;
-    if (o.is_path_pktsim)
-        w.sc.engine.is_path_pktsim = 1;
     if (!rc)
         rc = cli_run_engine(&w, o.engine ? o.engine : w.sc.engine.name, o.out, o.queue_trace_us,
                             prog, &err);

@@ -98,12 +98,6 @@ int cmd_sweep(int argc, char **argv)
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
-    if (o.is_no_model)
-        w.sc.engine.is_no_model = 1;
-    if (o.n_paths)
-        w.sc.engine.n_paths = o.n_paths;
-    if (o.model)
-        snprintf(w.sc.engine.model, sizeof w.sc.engine.model, "%s", o.model);
     /* every setting is built, so every value checked, before anything runs */
     tl_params vals[MAX_VALUES];
     memset(vals, 0, sizeof vals);
@@ -117,12 +111,7 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!rc && !strcmp(engine, "m3")) {
         tl_m3_opts mo;
-        tl_m3_opts_default(&mo);
-        mo.n_paths = w.sc.engine.n_paths;
-        mo.model_path = w.sc.engine.model[0] ? w.sc.engine.model : NULL;
-        mo.n_threads = w.sc.engine.n_threads;
-        mo.is_no_model = w.sc.engine.is_no_model;
-        mo.is_path_pktsim = w.sc.engine.is_path_pktsim;
+        cli_m3_opts(&w.sc.engine, &mo);
         mo.is_keep_workloads = 1; /* a swept knob may change flowsim's input */
         m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &mo, &err);
         rc = m ? tl_m3_run(m, prog, &err) : err.code;

@@ -283,6 +283,15 @@ int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *
     int rc = cli_load_scenario(o, &w->sc, err);
     if (rc)
         return rc;
+    /* engine options given on the command line override the scenario's */
+    tl_engine_spec *e = &w->sc.engine;
+    e->is_cluster |= o->is_cluster;
+    e->is_no_model |= o->is_no_model;
+    e->is_path_pktsim |= o->is_path_pktsim;
+    if (o->n_paths)
+        e->n_paths = o->n_paths;
+    if (o->model)
+        snprintf(e->model, sizeof e->model, "%s", o->model);
     if (!(w->topo = tl_scenario_build_topo(&w->sc, err)))
         return err->code;
     if (!(w->routes = tl_routes_create(w->topo, w->sc.seed, err)))
@@ -294,6 +303,16 @@ int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *
     int n_threads = o->n_threads ? o->n_threads : w->sc.engine.n_threads;
     return tl_workload_generate(&w->sc.workload, w->topo, w->routes, w->sc.seed, n_threads,
                                 &w->flows, prog, err);
+}
+
+void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo)
+{
+    tl_m3_opts_default(mo);
+    mo->n_paths = es->n_paths;
+    mo->model_path = es->model[0] ? es->model : NULL;
+    mo->is_no_model = es->is_no_model;
+    mo->is_path_pktsim = es->is_path_pktsim;
+    mo->n_threads = es->n_threads;
 }
 
 void cli_world_fini(cli_world *w)

@@ -167,27 +167,18 @@ static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, i
     return rc;
 }
 
-/* Floats with 9 significant digits read back to the same float; NaN as "nan". */
-static void put_num(FILE *f, double x)
-{
-    if (isnan(x))
-        fputs(",nan", f);
-    else
-        fprintf(f, ",%.9g", x);
-}
-
 void m3_fpath_write(FILE *f, const m3_fpath *r)
 {
     fprintf(f, "%llu,%s,%d,%zu", (unsigned long long)r->index, r->cc, r->hops, r->n_flows);
     for (int i = 0; i < M3_N_SHARED; i++)
-        put_num(f, r->feat.shared[i]);
+        m3_put_num(f, r->feat.shared[i]);
     size_t at = 0;
     for (int b = 0; b < M3_N_OUT; b++) {
         fprintf(f, ",%u", r->feat.n_fg[b]);
         for (int q = 0; q < M3_N_Q; q++)
-            put_num(f, r->feat.ref_q[b][q]);
+            m3_put_num(f, r->feat.ref_q[b][q]);
         for (uint32_t j = 0; j < r->feat.n_fg[b]; j++)
-            put_num(f, r->sd[at++]);
+            m3_put_num(f, r->sd[at++]);
     }
     fputc('\n', f);
 }
@@ -244,27 +235,18 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
                   int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err)
 {
     *n_new = 0;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "cannot create the folder: %s",
-                         strerror(errno));
     char path[4096], header[512];
-    snprintf(path, sizeof path, "%s/fabric.csv", dir);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %d, flows %d, "
              "mean size to %g, bytes %g, quantiles %d",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any",
              M3_FABRIC_PATHS, FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q);
     long have = 0;
-    int rc = m3_resume(path, header, M3_FABRIC_PATHS, &have, err);
-    if (rc)
-        return rc;
-    FILE *f = fopen(path, "a");
+    FILE *f = m3_samples_open(dir, "fabric.csv", header, M3_FABRIC_PATHS, path, sizeof path,
+                              &have, err);
     if (!f)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open for appending: %s",
-                         strerror(errno));
-    if (ftell(f) == 0)
-        fprintf(f, "%s\n", header);
-    int nt = n_threads > 0 ? n_threads : omp_get_max_threads();
+        return err && err->code ? err->code : TL_EIO;
+    int rc = 0, nt = n_threads > 0 ? n_threads : omp_get_max_threads();
     m3_fpath recs[M3_FABRIC_PATHS];
     for (uint64_t s = (uint64_t)have / M3_FABRIC_PATHS; s < n_scen && !rc; s++) {
         uint32_t k = 0;
@@ -278,9 +260,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
         if (!rc && k < M3_FABRIC_PATHS)
             rc = tl_err_set(err, TL_EINVAL, "fabric scenario %llu has only %u paths",
                             (unsigned long long)s, k);
-        if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-            rc = rc ? rc : tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s",
-                                     strerror(errno));
+        rc = m3_samples_sync(f, path, rc, err);
         if (!rc)
             *n_new += k;
         tl_progress_report(prog, "m3 fabric scenarios", (double)(s + 1), (double)n_scen,

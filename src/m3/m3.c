@@ -63,16 +63,25 @@ int m3_cc_listed(const char *list, const char *cc)
     return 0;
 }
 
-/* The calibration shifts a fabric-trained model carries in its metadata
- * (docs/m3.md "Fabric samples"); zeros for a model without them. */
-static int load_shift(const m3_model *m, const char *file, double shift[M3_N_OUT][M3_N_Q],
-                      tl_err *err)
+/* What the model's metadata says about its use: the congestion controls of
+ * its samples ("ccs"; the scenario's must be among them, a model without
+ * the key is trusted) and, for a fabric-trained model, its calibration
+ * shifts ("shift", 48 numbers; zeros without). */
+static int read_meta(const m3_model *m, const char *file, const char *cc,
+                     double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
     memset(shift, 0, sizeof(double) * M3_N_OUT * M3_N_Q);
     json_t *meta = json_loads(m3_model_meta(m), 0, NULL);
+    const char *ccs = json_string_value(json_object_get(meta, "ccs"));
     json_t *a = json_object_get(meta, "shift");
     int rc = 0;
-    if (a && (!json_is_array(a) || json_array_size(a) != M3_N_OUT * M3_N_Q))
+    if (ccs && !m3_cc_listed(ccs, cc))
+        rc = tl_err_set(err, TL_EINVAL,
+                        "%s: this model was trained on %s samples only and the scenario uses %s: "
+                        "make samples with it (`tailor m3 gen-data DIR --cc %s`, or without --cc "
+                        "for all), train on them, or run with --no-model",
+                        file, ccs, cc, cc);
+    else if (a && (!json_is_array(a) || json_array_size(a) != M3_N_OUT * M3_N_Q))
         rc = tl_err_set(err, TL_EPARSE, "%s: metadata \"shift\" must hold %d numbers", file,
                         M3_N_OUT * M3_N_Q);
     for (size_t i = 0; a && !rc && i < json_array_size(a); i++) {
@@ -83,23 +92,6 @@ static int load_shift(const m3_model *m, const char *file, double shift[M3_N_OUT
         else
             shift[i / M3_N_Q][i % M3_N_Q] = json_number_value(x);
     }
-    json_decref(meta);
-    return rc;
-}
-
-/* A model predicts only for the congestion controls of its training
- * samples (metadata "ccs"; a model without the key is trusted). */
-static int check_cc(const m3_model *m, const char *file, const char *cc, tl_err *err)
-{
-    json_t *meta = json_loads(m3_model_meta(m), 0, NULL);
-    const char *ccs = json_string_value(json_object_get(meta, "ccs"));
-    int rc = 0;
-    if (ccs && !m3_cc_listed(ccs, cc))
-        rc = tl_err_set(err, TL_EINVAL,
-                        "%s: this model was trained on %s samples only and the scenario uses %s: "
-                        "make samples with it (`tailor m3 gen-data DIR --cc %s`, or without --cc "
-                        "for all), train on them, or run with --no-model",
-                        file, ccs, cc, cc);
     json_decref(meta);
     return rc;
 }
@@ -132,7 +124,7 @@ tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, con
             tl_m3_destroy(s);
             return NULL;
         }
-        if (check_cc(s->model, mp, cc, err) || load_shift(s->model, mp, s->shift, err)) {
+        if (read_meta(s->model, mp, cc, s->shift, err)) {
             tl_m3_destroy(s);
             return NULL;
         }

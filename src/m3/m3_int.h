@@ -208,6 +208,15 @@ int m3_field_str(m3_fields *fs, char *out, size_t n, tl_err *err);
  * must match) into *count, truncating whatever follows the last one (a torn
  * or unfinished block). Returns 0 or a TL_E* code. */
 int m3_resume(const char *path, const char *header, long block, long *count, tl_err *err);
+/* Creates dir, resumes dir/name (into path) by whole blocks as m3_resume
+ * and opens it for appending, writing the header to a new file; NULL with
+ * err set on failure. */
+FILE *m3_samples_open(const char *dir, const char *name, const char *header, long block,
+                      char *path, size_t path_n, long *have, tl_err *err);
+/* Flushes and syncs a finished block; returns rc, or the write error. */
+int m3_samples_sync(FILE *f, const char *path, int rc, tl_err *err);
+/* ",x" with 9 significant digits (reads back to the same float), ",nan" for NaN. */
+void m3_put_num(FILE *f, double x);
 
 /* Draws sample index of stream seed, featurizes it and simulates it. */
 int m3_record_make(uint64_t seed, uint64_t index, const m3_synth_opts *o, m3_record *r,
@@ -247,6 +256,16 @@ int m3_fpath_parse(char *line, const char *file, int lineno, m3_fpath *r, tl_err
  * threads or interruptions. */
 int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synth_opts *o,
                   int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err);
+/* Shared by both trainers: adds cc to a comma-separated list unless there;
+ * logs the XGBoost options, trains into *m and logs the time; commits the
+ * log (rc == 0) or drops it, returning rc or the commit's error. */
+struct m3_dataset;
+struct m3_model;
+struct tl_afile;
+void m3_cc_add(char *list, size_t cap, const char *cc);
+int m3_fit_logged(FILE *log, const struct m3_dataset *tr, const struct m3_dataset *va,
+                  const struct m3_train_opts *o, struct m3_model **m, tl_err *err);
+int m3_log_finish(struct tl_afile *af, FILE *log, int rc, tl_err *err);
 /* Trains on dir/fabric.csv (pinball loss), writes model_path and its log. */
 int m3_train_fabric(const char *dir, const char *model_path, const struct m3_train_opts *o,
                     tl_err *err);

@@ -46,8 +46,7 @@ int m3_record_make(uint64_t seed, uint64_t index, const m3_synth_opts *o, m3_rec
     return rc;
 }
 
-/* Floats with 9 significant digits read back to the same float; NaN as "nan". */
-static void put_num(FILE *f, double x)
+void m3_put_num(FILE *f, double x)
 {
     if (isnan(x))
         fputs(",nan", f);
@@ -58,18 +57,18 @@ static void put_num(FILE *f, double x)
 void m3_record_write(FILE *f, const m3_record *r)
 {
     fprintf(f, "%llu,%d,%s,%s", (unsigned long long)r->index, r->hops, r->cc, r->size_kind);
-    put_num(f, r->load), put_num(f, r->mean_bytes), put_num(f, r->shape), put_num(f, r->sigma);
+    m3_put_num(f, r->load), m3_put_num(f, r->mean_bytes), m3_put_num(f, r->shape), m3_put_num(f, r->sigma);
     fprintf(f, ",%llu,%llu", (unsigned long long)r->n_flows, (unsigned long long)r->n_fg);
     for (int i = 0; i < M3_N_SHARED; i++)
-        put_num(f, r->feat.shared[i]);
+        m3_put_num(f, r->feat.shared[i]);
     for (int b = 0; b < M3_N_OUT; b++) {
         fprintf(f, ",%u,%u,%u", r->feat.n_fg[b], r->n_truth[b], r->feat.n_ref[b]);
         for (int q = 0; q < M3_N_Q; q++)
-            put_num(f, r->feat.fs_q[b][q]);
+            m3_put_num(f, r->feat.fs_q[b][q]);
         for (int q = 0; q < M3_N_Q; q++)
-            put_num(f, r->feat.ref_q[b][q]);
+            m3_put_num(f, r->feat.ref_q[b][q]);
         for (int q = 0; q < M3_N_Q; q++)
-            put_num(f, r->truth[b][q]);
+            m3_put_num(f, r->truth[b][q]);
     }
     fputc('\n', f);
 }
@@ -188,27 +187,48 @@ int m3_resume(const char *path, const char *header, long block, long *count, tl_
     return 0;
 }
 
+FILE *m3_samples_open(const char *dir, const char *name, const char *header, long block,
+                      char *path, size_t path_n, long *have, tl_err *err)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "cannot create the folder: %s", strerror(errno));
+        return NULL;
+    }
+    snprintf(path, path_n, "%s/%s", dir, name);
+    if (m3_resume(path, header, block, have, err))
+        return NULL;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open for appending: %s",
+                  strerror(errno));
+        return NULL;
+    }
+    if (ftell(f) == 0)
+        fprintf(f, "%s\n", header);
+    return f;
+}
+
+int m3_samples_sync(FILE *f, const char *path, int rc, tl_err *err)
+{
+    /* a block is on disk before the next starts: an interruption loses at
+     * most one block */
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+        rc = rc ? rc : tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s",
+                                 strerror(errno));
+    return rc;
+}
+
 int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_synth_opts *o,
                 int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err)
 {
     *n_new = 0;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "cannot create the folder: %s",
-                         strerror(errno));
     char path[4096], header[512];
-    snprintf(path, sizeof path, "%s/samples.csv", dir);
     header_line(header, sizeof header, seed, o);
     long have = 0;
-    int rc = m3_resume(path, header, 1, &have, err);
-    if (rc)
-        return rc;
-    FILE *f = fopen(path, "a");
+    FILE *f = m3_samples_open(dir, "samples.csv", header, 1, path, sizeof path, &have, err);
     if (!f)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open for appending: %s",
-                         strerror(errno));
-    if (ftell(f) == 0)
-        fprintf(f, "%s\n", header);
-    int nt = n_threads > 0 ? n_threads : omp_get_max_threads();
+        return err && err->code ? err->code : TL_EIO;
+    int rc, nt = n_threads > 0 ? n_threads : omp_get_max_threads();
     uint32_t block = (uint32_t)(4 * nt);
     m3_record *recs = calloc(block, sizeof *recs);
     int *rcs = calloc(block, sizeof *rcs);
@@ -227,11 +247,7 @@ int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_syn
             }
             m3_record_write(f, &recs[k]);
         }
-        /* a block is on disk before the next starts: an interruption loses
-         * at most one block */
-        if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-            rc = rc ? rc : tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s",
-                                     strerror(errno));
+        rc = m3_samples_sync(f, path, rc, err);
         if (!rc)
             *n_new += nb;
         tl_progress_report(prog, "m3 samples", (double)(at + nb), (double)n_samples, "samples");

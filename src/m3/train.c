@@ -152,17 +152,35 @@ static int report(FILE *log, const m3_model *m, const m3_record *v, size_t n, in
     return rc;
 }
 
-/* The congestion controls the samples cover, comma-separated in order of
- * first appearance: the engine refuses a scenario with another. */
-static void cc_list(const m3_record *v, size_t n, char *out, size_t cap)
+void m3_cc_add(char *list, size_t cap, const char *cc)
 {
-    out[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        if (m3_cc_listed(out, v[i].cc))
-            continue;
-        size_t len = strlen(out);
-        snprintf(out + len, cap - len, "%s%s", len ? "," : "", v[i].cc);
+    size_t len = strlen(list);
+    if (!m3_cc_listed(list, cc))
+        snprintf(list + len, cap - len, "%s%s", len ? "," : "", cc);
+}
+
+int m3_fit_logged(FILE *log, const m3_dataset *tr, const m3_dataset *va, const m3_train_opts *o,
+                  m3_model **m, tl_err *err)
+{
+    fprintf(log, "xgboost: %u trees, depth %u, eta %g, subsample %g, colsample %g, "
+            "min_child_weight %g, seed %llu\n\n", o->n_trees, o->max_depth, o->eta,
+            o->subsample, o->colsample, o->min_child_weight, (unsigned long long)o->seed);
+    double t0 = tl_wall_s();
+    if (!(*m = m3_model_train(tr, va, o, log, err)))
+        return err && err->code ? err->code : TL_EINVAL;
+    fprintf(log, "training time %.1f s\n", tl_wall_s() - t0);
+    return 0;
+}
+
+int m3_log_finish(tl_afile *af, FILE *log, int rc, tl_err *err)
+{
+    if (!log)
+        return rc;
+    if (rc) {
+        tl_afile_abort(af);
+        return rc;
     }
+    return tl_afile_commit(af, err);
 }
 
 int m3_train_dir(const char *dir, const char *model_path, const m3_train_opts *o, tl_err *err)
@@ -198,32 +216,21 @@ int m3_train_dir(const char *dir, const char *model_path, const m3_train_opts *o
         fprintf(log, "samples %zu (held out %zu), rows %zu training, %zu held out, %d features "
                 "(schema %d)\n", n, n_valid, tr.n_rows, va.n_rows, M3_N_FEATURES,
                 M3_FEATURE_SCHEMA);
-        fprintf(log, "xgboost: %u trees, depth %u, eta %g, subsample %g, colsample %g, "
-                "min_child_weight %g, seed %llu\n\n", o->n_trees, o->max_depth, o->eta,
-                o->subsample, o->colsample, o->min_child_weight, (unsigned long long)o->seed);
-        double t0 = tl_wall_s();
-        if (!(m = m3_model_train(&tr, &va, o, log, err)))
-            rc = err->code;
-        else
-            fprintf(log, "training time %.1f s\n", tl_wall_s() - t0);
+        rc = m3_fit_logged(log, &tr, &va, o, &m, err);
     }
     rc = rc ? rc : report(log, m, v, n, o->n_threads, err);
     if (!rc) {
         char meta[1024];
-        char ccs[256];
-        cc_list(v, n, ccs, sizeof ccs);
+        char ccs[256] = "";
+        for (size_t i = 0; i < n; i++)
+            m3_cc_add(ccs, sizeof ccs, v[i].cc);
         snprintf(meta, sizeof meta,
                  "{\"samples\": %zu, \"train_rows\": %zu, \"valid_rows\": %zu, \"trees\": %u, "
                  "\"depth\": %u, \"eta\": %g, \"ccs\": \"%s\", \"data\": \"%s\"}",
                  n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, header + 2);
         rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
     }
-    if (log) {
-        if (rc)
-            tl_afile_abort(&af);
-        else
-            rc = tl_afile_commit(&af, err);
-    }
+    rc = m3_log_finish(&af, log, rc, err);
     m3_model_destroy(m);
     m3_dataset_fini(&tr), m3_dataset_fini(&va);
     free(v);

@@ -17,7 +17,6 @@
 #include "m3/model.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
-#include "tailor/time.h"
 
 static int is_valid_scenario(uint64_t index) { return index / M3_FABRIC_PATHS % 10 == 9; }
 /* Held-out scenarios alternate between calibration and the report. */
@@ -156,16 +155,17 @@ static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int
 static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, int n_threads,
                      double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
-    size_t cap = 1024;
-    double *res[M3_N_Q];
-    size_t cnt[M3_N_Q];
+    size_t most = 0; /* flows of the calibration scenarios: a bound for every (b, q) */
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < M3_N_OUT && is_calib_scenario(v[i].index); b++)
+            most += v[i].feat.n_fg[b];
+    double *res = malloc((M3_N_Q * most + 1) * sizeof *res); /* q's are res[q * most ..] */
+    if (!res)
+        return tl_err_nomem(err);
     float row[M3_N_FEATURES], x[M3_N_Q * M3_N_FEATURES], y[M3_N_Q];
     int rc = 0;
-    for (int q = 0; q < M3_N_Q; q++)
-        res[q] = NULL;
     for (int b = 0; b < M3_N_OUT && !rc; b++) {
-        for (int q = 0; q < M3_N_Q; q++)
-            cnt[q] = 0;
+        size_t cnt[M3_N_Q] = {0};
         for (size_t i = 0; i < n && !rc; i++) {
             const m3_fpath *r = &v[i];
             if (!is_calib_scenario(r->index) || !r->feat.n_fg[b])
@@ -176,38 +176,22 @@ static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, int n_threa
             }
             if ((rc = m3_model_predict(m, x, M3_N_Q, n_threads, y, err)))
                 break;
-            size_t at = 0;
+            const double *sd = r->sd;
             for (int bb = 0; bb < b; bb++)
-                at += r->feat.n_fg[bb];
-            for (uint32_t j = 0; j < r->feat.n_fg[b] && !rc; j++)
-                for (int q = 0; q < M3_N_Q; q++) {
-                    double sd = r->sd[at + j];
-                    if (!usable(r, b, q, sd))
-                        continue;
-                    if (!res[q] || cnt[q] == cap) {
-                        size_t nc = res[q] ? 2 * cap : cap;
-                        for (int qq = 0; qq < M3_N_Q && !rc; qq++) {
-                            double *nr = realloc(res[qq], nc * sizeof *nr);
-                            if (!nr)
-                                rc = tl_err_nomem(err);
-                            else
-                                res[qq] = nr;
-                        }
-                        if (rc)
-                            break;
-                        cap = nc;
-                    }
-                    res[q][cnt[q]++] = m3_label(sd, r->feat.ref_q[b][q]) - (double)y[q];
-                }
+                sd += r->feat.n_fg[bb];
+            for (uint32_t j = 0; j < r->feat.n_fg[b]; j++)
+                for (int q = 0; q < M3_N_Q; q++)
+                    if (usable(r, b, q, sd[j]))
+                        res[q * most + cnt[q]++] =
+                            m3_label(sd[j], r->feat.ref_q[b][q]) - (double)y[q];
         }
         for (int q = 0; q < M3_N_Q && !rc; q++) {
             shift[b][q] = 0;
             if (cnt[q] >= 20)
-                tl_quantiles(res[q], cnt[q], &m3_q[q], &shift[b][q], 1, NULL);
+                tl_quantiles(res + q * most, cnt[q], &m3_q[q], &shift[b][q], 1, NULL);
         }
     }
-    for (int q = 0; q < M3_N_Q; q++)
-        free(res[q]);
+    free(res);
     return rc;
 }
 
@@ -232,9 +216,7 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
         n_valid += is_valid_scenario(v[i].index);
         for (int b = 0; b < M3_N_OUT; b++)
             n_flows += v[i].feat.n_fg[b];
-        if (!m3_cc_listed(ccs, v[i].cc))
-            snprintf(ccs + strlen(ccs), sizeof ccs - strlen(ccs), "%s%s", ccs[0] ? "," : "",
-                     v[i].cc);
+        m3_cc_add(ccs, sizeof ccs, v[i].cc);
         rc = add_rows(is_valid_scenario(v[i].index) ? &va : &tr, &v[i], err);
     }
     if (!rc && (!tr.n_rows || !va.n_rows))
@@ -252,14 +234,7 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
         fprintf(log, "paths %zu (held out %zu, every tenth scenario), foreground flows %zu, rows "
                 "%zu training, %zu held out, %d features (schema %d)\n", n, n_valid, n_flows,
                 tr.n_rows, va.n_rows, M3_N_FEATURES, M3_FEATURE_SCHEMA);
-        fprintf(log, "xgboost: %u trees, depth %u, eta %g, subsample %g, colsample %g, "
-                "min_child_weight %g, seed %llu\n\n", o->n_trees, o->max_depth, o->eta,
-                o->subsample, o->colsample, o->min_child_weight, (unsigned long long)o->seed);
-        double t0 = tl_wall_s();
-        if (!(m = m3_model_train(&tr, &va, o, log, err)))
-            rc = err->code;
-        else
-            fprintf(log, "training time %.1f s\n", tl_wall_s() - t0);
+        rc = m3_fit_logged(log, &tr, &va, o, &m, err);
     }
     double shift[M3_N_OUT][M3_N_Q];
     rc = rc ? rc : calibrate(m, v, n, o->n_threads, shift, err);
@@ -286,12 +261,7 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
                  n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, sh, header + 2);
         rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
     }
-    if (log) {
-        if (rc)
-            tl_afile_abort(&af);
-        else
-            rc = tl_afile_commit(&af, err);
-    }
+    rc = m3_log_finish(&af, log, rc, err);
     m3_model_destroy(m);
     m3_dataset_fini(&tr), m3_dataset_fini(&va);
     for (size_t i = 0; i < n; i++)
