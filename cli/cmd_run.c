@@ -152,6 +152,7 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
     po.is_cluster = es->is_cluster;
     po.cluster_wmape = es->cluster_wmape;
     po.cluster_load = es->cluster_load;
+    po.is_passthrough = es->is_passthrough;
     po.n_threads = es->n_threads;
     tl_parsimon *ps = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
                                          w->sc.seed, &po, err);
@@ -162,10 +163,10 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
         tl_parsimon_stats st;
         tl_parsimon_get_stats(ps, &st);
         printf("parsimon: %zu flows, %u busy links: %u simulated (%u first hop, %u middle, %u last "
-               "hop), %u pruned by clustering; %llu link-hops, %llu drops, %llu timeouts; decompose "
+               "hop), %u pruned by clustering, %u pass-through; %llu link-hops, %llu drops, %llu timeouts; decompose "
                "%.2f s, link simulations %.2f s (slowest link %.2f s), aggregation %.2f s\n",
                w->flows.n, st.n_chans_busy, st.n_simulated, st.n_case[0], st.n_case[1],
-               st.n_case[2], st.n_pruned, (unsigned long long)st.n_link_hops,
+               st.n_case[2], st.n_pruned, st.n_passthrough, (unsigned long long)st.n_link_hops,
                (unsigned long long)st.n_drops, (unsigned long long)st.n_timeouts, st.decompose_s,
                st.simulate_s, st.max_link_s, st.aggregate_s);
         print_buckets(&sum, outdir, "fct.csv, fct.txt, summary.json");
@@ -292,7 +293,7 @@ int cmd_run(int argc, char **argv)
     cli_opts o;
     int rc = cli_parse(argc, argv, "run",
                        "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
-                       "paths,model,no-model,path-pktsim",
+                       "no-passthrough,paths,model,no-model,path-pktsim",
                        &o);
     if (rc)
         return rc;

@@ -137,6 +137,12 @@ check "parsimon summary names its engine" grep -q '"engine": "parsimon"' "$tmp/r
 check "parsimon is the same on 2 threads" cmp -s "$tmp/runps1/fct.csv" "$tmp/runps2/fct.csv"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps3" --engine parsimon --cluster >"$tmp/psout3"
 check "parsimon --cluster prunes links" grep -q "[1-9][0-9]* pruned by clustering" "$tmp/psout3"
+# The incast's spine-to-leaf links carry what one leaf-to-spine link sent: pass-through,
+# not simulated unless --no-passthrough.
+check "parsimon skips pass-through links" grep -q ", [1-9][0-9]* pass-through;" "$tmp/psout"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps4" --engine parsimon --no-passthrough \
+    >"$tmp/psout4"
+check "parsimon --no-passthrough simulates every link" grep -q "busy links: 25 simulated.*, 0 pass-through;" "$tmp/psout4"
 "$bin" compare "$tmp/run1" "$tmp/runps1" -o "$tmp/cmpps" --quiet >/dev/null
 check "compare pktsim vs parsimon" test -s "$tmp/cmpps/compare.json"
 sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "cluster": "yes"}/' \
@@ -145,6 +151,10 @@ sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "cluster": "y
 check "bad parsimon option exits 2" test $? -eq 2
 check "bad parsimon option located" grep -q "badps.json:[0-9]*:[0-9]*: engine.cluster: expected true or false" "$tmp/err"
 check "bad parsimon option writes nothing" test ! -e "$tmp/badps"
+sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "passthrough": 1}/' \
+    "$src/examples/incast-16to1.json" >"$tmp/badpt.json"
+"$bin" run "$tmp/badpt.json" -o "$tmp/badpt" 2>"$tmp/err" >/dev/null
+check "bad passthrough option located" grep -q "badpt.json:[0-9]*:[0-9]*: engine.passthrough: expected true or false, found" "$tmp/err"
 
 # compare: the pktsim incast (run1, the reference) against flowsim on the same scenario.
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runfs16" --engine flowsim --quiet >/dev/null

@@ -128,6 +128,42 @@ static void two_flows_share_a_bottleneck(void **state)
     }
 }
 
+/* Direct delivery (tl_pktsim_set_direct_port) on the incast's bottleneck,
+ * leaf -> host 0 (channel 1): nothing queues there, but the packets are
+ * still timed as a FIFO at 10 Gb/s, so the two 2 MB flows together take the
+ * link's time for 4 MB (the last one finishes then, within 1%); nothing is
+ * marked or dropped on it. A host -> switch channel is refused. */
+static void direct_port_times_a_fifo(void **state)
+{
+    world w;
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 2, \"classes\": "
+                      "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 2000000}, "
+                      "\"spatial\": {\"type\": \"incast\", \"senders\": 2, \"destination\": 0}, "
+                      "\"arrival\": {\"process\": \"simultaneous\"}}]}, "
+                      "\"transport\": {\"cc\": \"dctcp-rate\"}}");
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp-rate", 1,
+                                    &err);
+    assert_non_null(s);
+    assert_int_equal(tl_pktsim_set_direct_port(s, 0, &err), TL_EINVAL);
+    tu_check_err("host to switch", &err, TL_EINVAL, "not a switch-to-host link", NULL);
+    tl_pktsim_set_direct_acks(s, 1);
+    assert_int_equal(tl_pktsim_set_direct_port(s, 1, &err), 0);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    const tl_flow_result *r = tl_pktsim_results(s);
+    double last = (double)(r[0].fct_ps > r[1].fct_ps ? r[0].fct_ps : r[1].fct_ps);
+    double want = 2 * 2e6 * 1.048 * 8 / 10e9 * 1e12;
+    if (fabs(last / want - 1) > 0.01)
+        fail_msg("last flow done at %.1f us, the link needs %.1f us", last * 1e-6, want * 1e-6);
+    tl_port_stats ps;
+    tl_pktsim_port_stats(s, 1, &ps);
+    assert_int_equal(ps.bytes_tx, 2 * 2000 * 1048);
+    assert_int_equal(ps.marks + ps.drops + ps.max_queue_bytes, 0);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
 /* A host's round-robin ring losing a flow: flow A (1 packet) starts, flow B
  * (2 packets) starts 10 ns later from the same host while A's packet is on
  * the wire. When the NIC is free again A has sent everything and leaves the
@@ -434,6 +470,7 @@ int main(void)
         cmocka_unit_test(lone_flow_fct_is_ideal),
         cmocka_unit_test(ack_coalescing),
         cmocka_unit_test(two_flows_share_a_bottleneck),
+        cmocka_unit_test(direct_port_times_a_fifo),
         cmocka_unit_test(ring_keeps_a_flow_behind_a_finished_head),
         cmocka_unit_test(conservation_and_determinism),
         cmocka_unit_test(ecn_marks_where_it_should),

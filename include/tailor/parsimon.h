@@ -34,11 +34,17 @@ typedef struct tl_parsimon_opts {
     double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.1) */
     double cluster_load;   /* loads closer than this, relative |a - b| / a (0.05) */
     int is_direct_acks;    /* link simulations deliver ACKs as timed events (default on) */
+    int is_direct_fat;     /* ... and data on the fat downstream links too (default on;
+                              needs is_direct_acks) */
+    int is_passthrough;    /* links that only forward one slower-or-equal upstream link's
+                              packets add no delay and are not simulated (default on;
+                              tailor's addition, docs/parsimon.md) */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
 } tl_parsimon_opts;
 
 /* The paper's settings: B 100, x 2, fat 10, no clustering, thresholds 0.1 /
- * 0.05 (relative; docs/parsimon.md); direct ACKs (as the paper's Minim); all cores. */
+ * 0.05 (relative; docs/parsimon.md); direct ACKs (as the paper's Minim); all
+ * cores; and tailor's pass-through links on. */
 void tl_parsimon_opts_default(tl_parsimon_opts *o);
 
 /* Estimates flows f on topology t with routes r (each flow on
@@ -61,6 +67,7 @@ typedef struct tl_parsimon_stats {
     uint32_t n_chans_busy;      /* directed links with at least one flow */
     uint32_t n_simulated;       /* link simulations run (cluster representatives) */
     uint32_t n_pruned;          /* busy links that reused a representative's delays */
+    uint32_t n_passthrough;     /* busy links that cannot queue: no delay, not simulated */
     uint32_t n_case[3];         /* simulated links by case: first hop, middle, last hop */
     uint64_t n_link_flows;      /* flows over all simulated links */
     uint64_t n_link_hops;       /* pktsim link-hops over all link simulations */

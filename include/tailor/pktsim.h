@@ -67,6 +67,15 @@ int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err)
  * About halves the events of a link-level run. Off by default. */
 void tl_pktsim_set_direct_acks(tl_pktsim *s, int is_on);
 
+/* Direct delivery on a switch-to-host channel (an option for Parsimon's
+ * link-level simulations, whose inflated last links hardly ever queue):
+ * while direct ACKs are on, a data packet that reaches the switch is not
+ * queued on chan but handed to the host at once, timed as a FIFO at chan's
+ * rate would send it (after chan's earlier packets) plus chan's propagation
+ * delay. No event, ECN mark, drop, PFC or INT record happens on chan. Saves
+ * one event per packet. EINVAL if chan is not a switch-to-host channel. */
+int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err);
+
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
 

@@ -41,8 +41,9 @@ typedef struct tl_engine_spec {
     char name[32]; /* "pktsim", "flowsim", "parsimon", "m3" */
     int n_threads; /* 0 = all cores */
     /* parsimon (parsimon.txt §3.3, §4.2): "cluster", "bucket_min" (B),
-     * "bucket_ratio" (x), "fat_factor", "cluster_wmape", "cluster_load" */
-    int is_cluster;
+     * "bucket_ratio" (x), "fat_factor", "cluster_wmape", "cluster_load",
+     * "passthrough" (default true: links that cannot queue are not simulated) */
+    int is_cluster, is_passthrough;
     uint32_t bucket_min;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load;
     /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =

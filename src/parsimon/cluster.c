@@ -67,7 +67,8 @@ static void percentiles(const double *v, uint32_t n, double *out)
         out[i] = v[(uint32_t)((i + 0.5) / N_PCT * n)];
 }
 
-int ps_cluster(const ps_env *env, int is_cluster, uint32_t *rep, tl_err *err)
+int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t *rep,
+               tl_err *err)
 {
     const ps_decomp *d = env->d;
     const tl_topo *t = env->t;
@@ -79,7 +80,7 @@ int ps_cluster(const ps_env *env, int is_cluster, uint32_t *rep, tl_err *err)
 
     uint32_t n_busy = 0, max_n = 0;
     for (uint32_t c = 0; c < nc; c++) {
-        uint32_t n = d->chan_off[c + 1] - d->chan_off[c];
+        uint32_t n = pass[c] ? 0 : d->chan_off[c + 1] - d->chan_off[c];
         n_busy += n > 0;
         max_n = n > max_n ? n : max_n;
     }
@@ -95,7 +96,7 @@ int ps_cluster(const ps_env *env, int is_cluster, uint32_t *rep, tl_err *err)
     uint32_t k = 0;
     for (uint32_t c = 0; c < nc; c++) {
         uint32_t a = d->chan_off[c], n = d->chan_off[c + 1] - a;
-        if (!n)
+        if (!n || pass[c])
             continue;
         feat *x = &fs[k];
         x->chan = c;

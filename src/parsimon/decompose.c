@@ -77,3 +77,44 @@ double ps_load(const ps_decomp *d, const tl_topo *t, uint32_t chan)
     return (double)d->bytes[chan] * 8 / span_s /
            (double)tl_topo_link(t, tl_chan_link(chan))->rate_bps;
 }
+
+/* The channel before chan on flow i's path, or UINT32_MAX if chan is its
+ * first hop (or not on it). Paths are a few hops long. */
+static uint32_t prev_chan(const ps_decomp *d, size_t i, uint32_t chan)
+{
+    for (uint32_t k = d->path_off[i] + 1; k < d->path_off[i + 1]; k++)
+        if (d->path[k] == chan)
+            return d->path[k - 1];
+    return UINT32_MAX;
+}
+
+/* The channel after chan on flow i's path, or UINT32_MAX. */
+static uint32_t next_chan(const ps_decomp *d, size_t i, uint32_t chan)
+{
+    for (uint32_t k = d->path_off[i]; k + 1 < d->path_off[i + 1]; k++)
+        if (d->path[k] == chan)
+            return d->path[k + 1];
+    return UINT32_MAX;
+}
+
+int ps_is_passthrough(const ps_decomp *d, const tl_topo *t, uint32_t chan)
+{
+    uint32_t a = d->chan_off[chan], n = d->chan_off[chan + 1] - a;
+    if (n == 0)
+        return 0;
+    uint32_t up = prev_chan(d, d->chan_flows[a], chan);
+    if (up == UINT32_MAX ||
+        tl_topo_link(t, tl_chan_link(up))->rate_bps > tl_topo_link(t, tl_chan_link(chan))->rate_bps)
+        return 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (prev_chan(d, d->chan_flows[a + i], chan) != up)
+            return 0;
+    /* The ACKs crossing chan belong to the reverse channel's flows: they
+     * enter chan's tail through up too only if those flows all leave
+     * through up's reverse. */
+    uint32_t rev = chan ^ 1u, ra = d->chan_off[rev], rn = d->chan_off[rev + 1] - ra;
+    for (uint32_t i = 0; i < rn; i++)
+        if (next_chan(d, d->chan_flows[ra + i], rev) != (up ^ 1u))
+            return 0;
+    return 1;
+}

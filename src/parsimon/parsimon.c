@@ -28,6 +28,7 @@ struct tl_parsimon {
     ps_decomp d;
     ps_edist *edist;   /* (n_chans) filled for representatives */
     uint32_t *rep;     /* (n_chans) */
+    uint8_t *pass;     /* (n_chans) 1: a pass-through link (ps_is_passthrough) */
     tl_flow_result *res; /* (n_flows) */
     tl_parsimon_stats st;
     int err_code;      /* sticky: a failed run stays failed */
@@ -42,6 +43,8 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->cluster_wmape = 0.1;
     o->cluster_load = 0.05;
     o->is_direct_acks = 1;
+    o->is_direct_fat = 1;
+    o->is_passthrough = 1;
 }
 
 tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
@@ -86,6 +89,7 @@ void tl_parsimon_destroy(tl_parsimon *s)
             ps_edist_fini(&s->edist[c]);
     free(s->edist);
     free(s->rep);
+    free(s->pass);
     free(s->res);
     ps_decomp_fini(&s->d);
     free(s);
@@ -122,7 +126,7 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
         return tl_err_nomem(err);
     }
     for (uint32_t c = 0; c < nc; c++)
-        if (s->rep[c] == c) {
+        if (s->rep[c] == c && !s->pass[c]) {
             const tl_topo *t = s->t;
             int middle = tl_topo_node(t, tl_topo_chan_from(t, c))->kind == TL_NODE_SWITCH &&
                          tl_topo_node(t, tl_topo_chan_to(t, c))->kind == TL_NODE_SWITCH;
@@ -207,12 +211,15 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
     if (!rc) {
         s->edist = calloc((size_t)s->d.n_chans + 1, sizeof *s->edist);
         s->rep = malloc(((size_t)s->d.n_chans + 1) * sizeof *s->rep);
-        if (!s->edist || !s->rep)
+        s->pass = calloc((size_t)s->d.n_chans + 1, 1);
+        if (!s->edist || !s->rep || !s->pass)
             rc = tl_err_nomem(err);
     }
+    for (uint32_t c = 0; !rc && s->o.is_passthrough && c < s->d.n_chans; c++)
+        s->pass[c] = (uint8_t)ps_is_passthrough(&s->d, s->t, c);
     ps_env env = {s->t, s->f, &s->p, s->cc, s->seed, &s->d, &s->o, s->mtu, s->header};
     if (!rc)
-        rc = ps_cluster(&env, s->o.is_cluster, s->rep, err);
+        rc = ps_cluster(&env, s->o.is_cluster, s->pass, s->rep, err);
     double t1 = tl_wall_s();
     s->st.decompose_s = t1 - t0;
     if (!rc) {
@@ -220,6 +227,7 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
             if (s->rep[c] != UINT32_MAX) {
                 s->st.n_chans_busy++;
                 s->st.n_pruned += s->rep[c] != c;
+                s->st.n_passthrough += s->pass[c];
             }
         rc = simulate(s, &env, prog, err);
     }

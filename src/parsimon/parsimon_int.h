@@ -42,6 +42,17 @@ void ps_decomp_fini(ps_decomp *d);
  * rate. bit/s. */
 double ps_ack_rate_bps(const ps_decomp *d, const tl_topo *t, uint32_t chan, uint32_t header);
 
+/* 1 if chan cannot queue in the full network: every one of its flows
+ * reaches chan's tail through the same channel up, no faster than chan (rate
+ * of up <= rate of chan), and the ACKs that cross chan (those of the reverse
+ * channel's flows) come through up as well. Such a link only forwards what
+ * up has already serialized, so packets never wait for it; a link-level
+ * simulation feeds it straight from the sources' NICs instead and would count
+ * up's queue a second time (parsimon.txt §3.6, "lack of traffic smoothing").
+ * Example: a spine of a 2-pod fabric links one fabric switch per pod, so its
+ * down-link carries exactly the flows of the other pod's up-link. */
+int ps_is_passthrough(const ps_decomp *d, const tl_topo *t, uint32_t chan);
+
 /* Offered load of chan: its flows' payload bytes over their arrival span,
  * relative to the link rate; 0 with fewer than two starts. */
 double ps_load(const ps_decomp *d, const tl_topo *t, uint32_t chan);
@@ -98,7 +109,9 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
  * for a representative); UINT32_MAX for idle channels. Greedy: channels in
  * decreasing load order; each unassigned one becomes a representative and
  * takes every later unassigned channel close enough to it. Without
- * clustering every busy channel represents itself. */
-int ps_cluster(const ps_env *env, int is_cluster, uint32_t *rep, tl_err *err);
+ * clustering every busy channel represents itself, and so does every
+ * pass-through channel (pass[c], never simulated) with it. */
+int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t *rep,
+               tl_err *err);
 
 #endif

@@ -597,7 +597,21 @@ static void on_arrive(tl_pktsim *s, port *p, int64_t now)
     if (s->node_sw[p->to] != NONE) {
         k->hop++;
         k->in_chan = (uint32_t)(p - s->ports);
-        enqueue(s, &s->ports[pkt_chan(s, k, k->hop)], i, now);
+        port *next = &s->ports[pkt_chan(s, k, k->hop)];
+        if (next->is_direct && k->kind == PK_DATA && s->is_direct_ctrl) {
+            /* FIFO at the port's rate, computed now: the packet reaches the
+             * host at the far end when the port would have sent it. Only
+             * this packet's own flow sees that (future) time, and its
+             * packets come through here in order. */
+            int64_t start = now > next->busy_until_ps ? now : next->busy_until_ps;
+            next->busy_until_ps = start + tx_time(next, k->wire_bytes);
+            next->bytes_tx += k->wire_bytes;
+            next->pkts_tx++;
+            s->st.n_link_hops++;
+            deliver(s, i, next->busy_until_ps + next->prop_ps);
+            return;
+        }
+        enqueue(s, next, i, now);
     } else {
         deliver(s, i, now);
     }
@@ -1141,3 +1155,13 @@ void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out)
 }
 
 void tl_pktsim_set_direct_acks(tl_pktsim *s, int is_on) { s->is_direct_ctrl = is_on != 0; }
+
+int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err)
+{
+    if (chan >= s->n_ports || s->node_sw[s->ports[chan].from] == NONE ||
+        s->node_sw[s->ports[chan].to] != NONE)
+        return tl_err_set(err, TL_EINVAL, "direct port: channel %u is not a switch-to-host link",
+                          chan);
+    s->ports[chan].is_direct = 1;
+    return 0;
+}

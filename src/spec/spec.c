@@ -184,6 +184,21 @@ static int get_u32(ctx *c, json_t *obj, const char *path, const char *key, uint3
     return rc;
 }
 
+/* Boolean key: *out keeps its value when the key is absent. */
+static int get_bool(ctx *c, json_t *obj, const char *path, const char *key, int *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return 0;
+    if (!json_is_boolean(v)) {
+        char p[256];
+        snprintf(p, sizeof p, "%s.%s", path, key);
+        return fail(c, p, TL_EPARSE, "expected true or false, found %s", tl_json_type_name(v));
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
 /* Rate: number of bit/s, or a string like "10Gbps". */
 static int get_rate(ctx *c, json_t *obj, const char *path, const char *key, uint64_t *out,
                     int required)
@@ -718,7 +733,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
                                        "bucket_min",    "bucket_ratio", "fat_factor",
                                        "cluster_wmape", "cluster_load", "paths",
                                        "model",         "no_model",     "path_pktsim",
-                                       NULL};
+                                       "passthrough",   NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -730,11 +745,8 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     uint32_t th = 0;
     OPT(get_u32(c, o, P, "threads", &th, 0, 1024, 0));
     e->n_threads = (int)th;
-    json_t *cl = json_object_get(o, "cluster");
-    if (cl && !json_is_boolean(cl))
-        return fail(c, "engine.cluster", TL_EPARSE, "expected true or false, found %s",
-                    tl_json_type_name(cl));
-    e->is_cluster = cl && json_is_true(cl);
+    OPT(get_bool(c, o, P, "cluster", &e->is_cluster));
+    OPT(get_bool(c, o, P, "passthrough", &e->is_passthrough));
     OPT(get_u32(c, o, P, "bucket_min", &e->bucket_min, 1, 1000000, 0));
     OPT(get_num(c, o, P, "bucket_ratio", &e->bucket_ratio, 1, 1000, 0, 0));
     OPT(get_num(c, o, P, "fat_factor", &e->fat_factor, 1, 1000, 0, 0));
@@ -742,16 +754,8 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     OPT(get_num(c, o, P, "cluster_load", &e->cluster_load, 0, 10, 0, 0));
     OPT(get_u32(c, o, P, "paths", &e->n_paths, 1, 10000000, 0));
     OPT(get_str(c, o, P, "model", e->model, sizeof e->model, 0));
-    json_t *nm = json_object_get(o, "no_model");
-    if (nm && !json_is_boolean(nm))
-        return fail(c, "engine.no_model", TL_EPARSE, "expected true or false, found %s",
-                    tl_json_type_name(nm));
-    e->is_no_model = nm && json_is_true(nm);
-    json_t *pp = json_object_get(o, "path_pktsim");
-    if (pp && !json_is_boolean(pp))
-        return fail(c, "engine.path_pktsim", TL_EPARSE, "expected true or false, found %s",
-                    tl_json_type_name(pp));
-    e->is_path_pktsim = pp && json_is_true(pp);
+    OPT(get_bool(c, o, P, "no_model", &e->is_no_model));
+    OPT(get_bool(c, o, P, "path_pktsim", &e->is_path_pktsim));
     return 0;
 }
 
@@ -768,6 +772,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     sc->engine.fat_factor = 10;
     sc->engine.cluster_wmape = 0.1;
     sc->engine.cluster_load = 0.05;
+    sc->engine.is_passthrough = 1; /* tailor's addition (docs/parsimon.md) */
     sc->engine.n_paths = 500; /* m3.txt §3.2: 500 paths bound the p99 sampling error to 10% */
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
