@@ -182,6 +182,12 @@ static void tx_time_is_exact(void **state)
         {"1B@400G", 1, 400000000000u, 20},
         {"4096B@100G", 4096, 100000000000u, 327680},
         {"1048B@10G", 1048, 10000000000u, 838400},
+        /* rounding at odd rates, on both sides of the 64-bit fast path's
+         * limit (2e6 bytes), and at its largest rate (values by hand) */
+        {"1500B@9999999937", 1500, 9999999937u, 1200000},
+        {"2e6B@3", 2000000, 3, INT64_C(5333333333333333333)},
+        {"2000001B@7", 2000001, 7, INT64_C(2285715428571428571)},
+        {"2e6B@1e18", 2000000, 1000000000000000000u, 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         if (tl_tx_time_ps(cases[i].bytes, cases[i].rate_bps) != cases[i].want_ps)
