@@ -194,6 +194,38 @@ static void tx_time_is_exact(void **state)
             fail_msg("case %s", cases[i].name);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The radix sort against qsort: small keys (passes skipped), keys spread
+ * over all 64 bits, many duplicates, and lengths 0, 1 and 5,000. */
+static void radix_sort_matches_qsort(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    uint64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), *tmp = malloc(N * sizeof *tmp);
+    tl_rng r;
+    tl_rng_init(&r, 3, "sort", 0);
+    for (int kind = 0; kind < 3; kind++) {
+        for (size_t i = 0; i < N; i++) {
+            uint64_t x = tl_rng_u64(&r);
+            a[i] = kind == 0 ? x % 3000 : kind == 1 ? x : (x % 7) << 40;
+        }
+        memcpy(b, a, N * sizeof *a);
+        qsort(b, N, sizeof *b, cmp_u64);
+        tl_sort_u64(a, tmp, N);
+        assert_memory_equal(a, b, N * sizeof *a);
+    }
+    a[0] = 42;
+    tl_sort_u64(a, tmp, 1);
+    assert_int_equal(a[0], 42);
+    tl_sort_u64(a, tmp, 0);
+    free(a), free(b), free(tmp);
+}
+
 static void err_format_names_location(void **state)
 {
     tl_err e;
@@ -215,7 +247,7 @@ int main(void)
         cmocka_unit_test(rng_streams_are_deterministic_and_distinct),
         cmocka_unit_test(quantiles_exact_and_sketch),
         cmocka_unit_test(units_parse_and_format),
-        cmocka_unit_test(tx_time_is_exact),
+        cmocka_unit_test(tx_time_is_exact), cmocka_unit_test(radix_sort_matches_qsort),
         cmocka_unit_test(err_format_names_location),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

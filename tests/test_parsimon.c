@@ -184,9 +184,9 @@ static void idle_network_gives_ideal_fct(void **state)
 
 /* The default scenario's shape at 20,000 flows (dctcp-rate, 50% max load):
  * 1 and 2 threads give identical estimates, with and without clustering;
- * clustering simulates fewer links; data delivered directly across the fat
- * links (the default) gives the same estimates as data packets queued on
- * them; direct ACKs (the default) give a p99
+ * clustering simulates fewer links; data delivered directly past the link
+ * and across the fat links (the default) gives the same estimates as data
+ * packets arriving and queued there; direct ACKs (the default) give a p99
  * within 3% of ACK packets (reverse links carry only ACKs, which queue a
  * little behind each other where fat links feed a slower one); and the
  * p99 slowdown of all flows is within 40% of pktsim's (deterministic: a
@@ -240,7 +240,8 @@ static void threads_clustering_and_accuracy(void **state)
                 fail_msg("2 threads differ from 1");
         } else if (variant == 5) {
             /* the fat links run 10x faster than anything feeding them: they
-             * never queue, so timing their packets at once changes nothing */
+             * never queue, so timing their packets at once changes nothing,
+             * and neither does skipping the arrival past the link */
             if (memcmp(first, r, n * sizeof *first))
                 fail_msg("fat links as packets differ from direct delivery");
         } else if (variant == 4) {

@@ -164,6 +164,52 @@ static void direct_port_times_a_fifo(void **state)
     world_free(&w);
 }
 
+/* Direct through (tl_pktsim_set_direct_through) on the incast's last hop,
+ * leaf -> host 0: packets are delivered when they would have arrived, so
+ * the flows finish exactly as with the arrival events (both runs with
+ * direct ACKs). Refused: the host's up-link (other channels reach the leaf
+ * too), and a flow's first hop when it is the only flow but goes on over a
+ * channel that is not a direct port. */
+static void direct_through_skips_the_arrival(void **state)
+{
+    world w;
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 2, \"classes\": "
+                      "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 300000}, "
+                      "\"spatial\": {\"type\": \"incast\", \"senders\": 2, \"destination\": 0}, "
+                      "\"arrival\": {\"process\": \"simultaneous\"}}]}, "
+                      "\"transport\": {\"cc\": \"dctcp-rate\"}}");
+    tl_flow_result r[2][2];
+    for (int through = 0; through < 2; through++) {
+        tl_err err;
+        tl_err_clear(&err);
+        tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp-rate",
+                                        1, &err);
+        assert_non_null(s);
+        tl_pktsim_set_direct_acks(s, 1);
+        if (through) {
+            assert_int_equal(tl_pktsim_set_direct_through(s, 0, &err), TL_EINVAL);
+            tu_check_err("host up-link", &err, TL_EINVAL, "not only over channel 0", NULL);
+            assert_int_equal(tl_pktsim_set_direct_through(s, 1, &err), 0);
+        }
+        assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+        memcpy(r[through], tl_pktsim_results(s), sizeof r[through]);
+        tl_pktsim_destroy(s);
+    }
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(r[0][i].fct_ps, r[1][i].fct_ps);
+    w.flows.n = 1;
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp-rate", 1,
+                                    &err);
+    assert_non_null(s);
+    const uint32_t *path = tl_pktsim_flow_path(s, 0, &(int){0});
+    assert_int_equal(tl_pktsim_set_direct_through(s, path[0], &err), TL_EINVAL);
+    tu_check_err("first hop", &err, TL_EINVAL, "not a direct port", NULL);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
 /* A host's round-robin ring losing a flow: flow A (1 packet) starts, flow B
  * (2 packets) starts 10 ns later from the same host while A's packet is on
  * the wire. When the NIC is free again A has sent everything and leaves the
@@ -471,6 +517,7 @@ int main(void)
         cmocka_unit_test(ack_coalescing),
         cmocka_unit_test(two_flows_share_a_bottleneck),
         cmocka_unit_test(direct_port_times_a_fifo),
+        cmocka_unit_test(direct_through_skips_the_arrival),
         cmocka_unit_test(ring_keeps_a_flow_behind_a_finished_head),
         cmocka_unit_test(conservation_and_determinism),
         cmocka_unit_test(ecn_marks_where_it_should),

@@ -76,6 +76,18 @@ void tl_pktsim_set_direct_acks(tl_pktsim *s, int is_on);
  * one event per packet. EINVAL if chan is not a switch-to-host channel. */
 int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err);
 
+/* Direct through (for the link itself in Parsimon's link-level topologies):
+ * while direct ACKs are on, a data packet that starts its transmission on
+ * chan has no arrival event at chan's far end. If that end is a host, the
+ * packet is delivered there at the end of its transmission plus chan's
+ * delay; if it is a switch, the packet crosses the direct port it leaves by
+ * (tl_pktsim_set_direct_port, set first) as that option describes. Valid
+ * only if every flow that reaches chan's far end does so over chan (so its
+ * packets come to the far end in the order they leave chan) and, past a
+ * switch, leaves by a direct port: EINVAL otherwise. Flow paths must not
+ * change afterwards (no link failures). Saves one event per packet. */
+int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err);
+
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
 

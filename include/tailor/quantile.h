@@ -14,6 +14,11 @@
 
 /* q in [0, 1]. Sorts xs in place. n == 0 gives NaN. O(n log n). */
 double tl_quantile_sorted(const double *sorted, size_t n, double q);
+
+/* Sorts n unsigned keys ascending (LSD radix, 8 bits a pass, passes whose
+ * digit is the same in every key skipped); tmp holds n keys. Several times
+ * faster than qsort on the flow sizes and gaps Parsimon's clustering sorts. */
+void tl_sort_u64(uint64_t *keys, uint64_t *tmp, size_t n);
 int tl_quantiles(double *xs, size_t n, const double *qs, double *out, size_t n_q, tl_err *err);
 
 /* Streaming quantile sketch for positive values in [min_value, max_value];

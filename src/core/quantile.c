@@ -27,6 +27,30 @@ double tl_quantile_sorted(const double *sorted, size_t n, double q)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
+void tl_sort_u64(uint64_t *keys, uint64_t *tmp, size_t n)
+{
+    uint64_t *src = keys, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((src[i] >> shift) & 0xff) + 1]++;
+        int is_same = 0;
+        for (int d = 1; d <= 256; d++)
+            is_same |= count[d] == n;
+        if (is_same)
+            continue;
+        for (int d = 1; d <= 256; d++)
+            count[d] += count[d - 1];
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != keys)
+        memcpy(keys, src, n * sizeof *keys);
+}
+
 int tl_quantiles(double *xs, size_t n, const double *qs, double *out, size_t n_q, tl_err *err)
 {
     for (size_t i = 0; i < n_q; i++)

@@ -10,10 +10,12 @@
  * time units and the link-level topologies differ by case. The paper uses
  * 1,000 percentiles; tailor uses N_PCT (memory: 2 x N_PCT doubles per link). */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parsimon/parsimon_int.h"
+#include "tailor/quantile.h"
 
 #define N_PCT 100
 
@@ -25,12 +27,6 @@ typedef struct feat {
     double load;
     double *size, *iat; /* (N_PCT) */
 } feat;
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Decreasing load, then channel id: a fixed greedy order. */
 static int cmp_feat(const void *a, const void *b)
@@ -60,11 +56,13 @@ static int close_enough(const feat *r, const feat *c, const tl_parsimon_opts *o)
            wmape(r->iat, c->iat) < o->cluster_wmape;
 }
 
-/* Percentile i of N_PCT over a sorted array (nearest rank on (i + 0.5) / N_PCT). */
-static void percentiles(const double *v, uint32_t n, double *out)
+/* Percentile i of N_PCT of n keys (nearest rank on (i + 0.5) / N_PCT),
+ * sorting them first (tmp: n more keys). */
+static void percentiles(uint64_t *v, uint64_t *tmp, uint32_t n, double *out)
 {
+    tl_sort_u64(v, tmp, n);
     for (int i = 0; i < N_PCT; i++)
-        out[i] = v[(uint32_t)((i + 0.5) / N_PCT * n)];
+        out[i] = (double)v[(uint32_t)((i + 0.5) / N_PCT * n)];
 }
 
 int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t *rep,
@@ -86,17 +84,14 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
     }
     feat *fs = calloc((size_t)n_busy + 1, sizeof *fs);
     double *store = malloc(((size_t)n_busy * 2 * N_PCT + 1) * sizeof *store);
-    double *sz = malloc(((size_t)max_n + 1) * sizeof *sz); /* sizes: exact in a double */
-    double *ia = malloc(((size_t)max_n + 1) * sizeof *ia);
     uint8_t *taken = calloc((size_t)n_busy + 1, 1);
-    if (!fs || !store || !sz || !ia || !taken) {
-        free(fs), free(store), free(sz), free(ia), free(taken);
+    if (!fs || !store || !taken) {
+        free(fs), free(store), free(taken);
         return tl_err_nomem(err);
     }
     uint32_t k = 0;
     for (uint32_t c = 0; c < nc; c++) {
-        uint32_t a = d->chan_off[c], n = d->chan_off[c + 1] - a;
-        if (!n || pass[c])
+        if (d->chan_off[c + 1] == d->chan_off[c] || pass[c])
             continue;
         feat *x = &fs[k];
         x->chan = c;
@@ -108,19 +103,41 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
                                                              : 1;
         x->rate = tl_topo_link(t, tl_chan_link(c))->rate_bps;
         x->load = ps_load(d, t, c);
-        x->has = n >= 2;
+        x->has = d->chan_off[c + 1] - d->chan_off[c] >= 2;
         k++;
-        if (!x->has)
-            continue;
-        const uint32_t *fl = d->chan_flows + a;
-        for (uint32_t i = 0; i < n; i++)
-            sz[i] = (double)env->f->v[fl[i]].size_bytes;
-        qsort(sz, n, sizeof *sz, cmp_dbl);
-        percentiles(sz, n, x->size);
-        for (uint32_t i = 1; i < n; i++) /* flows are in start order */
-            ia[i - 1] = (double)(env->f->v[fl[i]].start_ps - env->f->v[fl[i - 1]].start_ps);
-        qsort(ia, n - 1, sizeof *ia, cmp_dbl);
-        percentiles(ia, n - 1, x->iat);
+    }
+    /* The percentiles sort every link's sizes and gaps (12M values at 2M
+     * flows): in parallel, each link's into its own feature. */
+    int n_threads = env->o->n_threads > 0 ? env->o->n_threads : omp_get_max_threads();
+    int is_nomem = 0;
+#pragma omp parallel num_threads(n_threads)
+    {
+        uint64_t *sz = malloc(((size_t)max_n + 1) * sizeof *sz);
+        uint64_t *ia = malloc(((size_t)max_n + 1) * sizeof *ia);
+        uint64_t *tmp = malloc(((size_t)max_n + 1) * sizeof *tmp);
+        if (!sz || !ia || !tmp) {
+#pragma omp atomic write
+            is_nomem = 1;
+        }
+#pragma omp for schedule(dynamic, 4)
+        for (uint32_t j = 0; j < n_busy; j++) {
+            feat *x = &fs[j];
+            if (!x->has || !sz || !ia || !tmp)
+                continue;
+            uint32_t a = d->chan_off[x->chan], n = d->chan_off[x->chan + 1] - a;
+            const uint32_t *fl = d->chan_flows + a;
+            for (uint32_t i = 0; i < n; i++)
+                sz[i] = env->f->v[fl[i]].size_bytes;
+            for (uint32_t i = 1; i < n; i++) /* flows are in start order: gaps >= 0 */
+                ia[i - 1] = (uint64_t)(env->f->v[fl[i]].start_ps - env->f->v[fl[i - 1]].start_ps);
+            percentiles(sz, tmp, n, x->size);
+            percentiles(ia, tmp, n - 1, x->iat);
+        }
+        free(sz), free(ia), free(tmp);
+    }
+    if (is_nomem) {
+        free(fs), free(store), free(taken);
+        return tl_err_nomem(err);
     }
     qsort(fs, n_busy, sizeof *fs, cmp_feat);
     for (uint32_t i = 0; i < n_busy; i++) {
@@ -139,6 +156,6 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
             }
         }
     }
-    free(fs), free(store), free(sz), free(ia), free(taken);
+    free(fs), free(store), free(taken);
     return 0;
 }

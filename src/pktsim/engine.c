@@ -48,6 +48,23 @@ static int fail_nomem(tl_pktsim *s) { return tl_err_nomem(&s->sticky); }
 
 /* ---- transmission ---- */
 
+static void deliver(tl_pktsim *s, uint32_t i, int64_t now);
+
+/* Data packet i reaches, at time at, the switch whose direct port q
+ * (tl_pktsim_set_direct_port) leads to its destination: q's FIFO, computed
+ * at once, times its delivery there. Only the packet's own flow sees that
+ * (future) time, and packets come to q in the order of their times. */
+static void cross_direct(tl_pktsim *s, port *q, uint32_t i, int64_t at)
+{
+    uint32_t bytes = P(s, i)->wire_bytes;
+    int64_t start = at > q->busy_until_ps ? at : q->busy_until_ps;
+    q->busy_until_ps = start + tx_time(q, bytes);
+    q->bytes_tx += bytes;
+    q->pkts_tx++;
+    s->st.n_link_hops++;
+    deliver(s, i, q->busy_until_ps + q->prop_ps);
+}
+
 /* Puts packet i on the wire of port p at now (the port is idle). */
 static void start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
 {
@@ -63,6 +80,18 @@ static void start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
                                           .tx_bytes = p->bytes_tx,
                                           .ts_ps = now,
                                           .rate_bps = p->rate_bps};
+    }
+    if (p->is_through && k->kind == PK_DATA && s->is_direct_ctrl) {
+        /* tl_pktsim_set_direct_through: no arrival event at the far end */
+        s->st.n_link_hops++;
+        if (s->node_sw[p->to] == NONE) {
+            deliver(s, i, end + p->prop_ps);
+        } else {
+            k->hop++;
+            k->in_chan = (uint32_t)(p - s->ports);
+            cross_direct(s, &s->ports[pkt_chan(s, k, k->hop)], i, end + p->prop_ps);
+        }
+        return;
     }
     if (p->ring_n == p->ring_cap) { /* grow the ring (rare: only while in-flight rises) */
         uint32_t ncap = p->ring_cap * 2;
@@ -599,16 +628,7 @@ static void on_arrive(tl_pktsim *s, port *p, int64_t now)
         k->in_chan = (uint32_t)(p - s->ports);
         port *next = &s->ports[pkt_chan(s, k, k->hop)];
         if (next->is_direct && k->kind == PK_DATA && s->is_direct_ctrl) {
-            /* FIFO at the port's rate, computed now: the packet reaches the
-             * host at the far end when the port would have sent it. Only
-             * this packet's own flow sees that (future) time, and its
-             * packets come through here in order. */
-            int64_t start = now > next->busy_until_ps ? now : next->busy_until_ps;
-            next->busy_until_ps = start + tx_time(next, k->wire_bytes);
-            next->bytes_tx += k->wire_bytes;
-            next->pkts_tx++;
-            s->st.n_link_hops++;
-            deliver(s, i, next->busy_until_ps + next->prop_ps);
+            cross_direct(s, next, i, now);
             return;
         }
         enqueue(s, next, i, now);
@@ -1163,5 +1183,27 @@ int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err)
         return tl_err_set(err, TL_EINVAL, "direct port: channel %u is not a switch-to-host link",
                           chan);
     s->ports[chan].is_direct = 1;
+    return 0;
+}
+
+int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err)
+{
+    if (chan >= s->n_ports)
+        return tl_err_set(err, TL_EINVAL, "direct through: no channel %u", chan);
+    uint32_t v = s->ports[chan].to;
+    for (size_t i = 0; i < s->flows->n; i++) {
+        const flow_rt *f = &s->fl[i];
+        for (unsigned h = 0; h < f->hops; h++) {
+            uint32_t c = s->path[f->path_off + h];
+            if (s->ports[c].to == v && c != chan)
+                return tl_err_set(err, TL_EINVAL, "direct through: flow %zu reaches node %u over "
+                                  "channel %u, not only over channel %u", i, v, c, chan);
+            if (c == chan && h + 1 < f->hops && !s->ports[s->path[f->path_off + h + 1]].is_direct)
+                return tl_err_set(err, TL_EINVAL, "direct through: flow %zu leaves node %u over "
+                                  "channel %u, which is not a direct port", i, v,
+                                  s->path[f->path_off + h + 1]);
+        }
+    }
+    s->ports[chan].is_through = 1;
     return 0;
 }

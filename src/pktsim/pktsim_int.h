@@ -47,6 +47,7 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint8_t is_failed;      /* the link is down: everything sent into it is lost */
     uint8_t is_pause_sent;  /* PFC: this channel's far end has paused it */
     uint8_t is_direct;      /* tl_pktsim_set_direct_port: data crosses it as a timed delivery */
+    uint8_t is_through;     /* tl_pktsim_set_direct_through: no arrival event at its far end */
     uint32_t from, to;
     uint32_t sw;      /* switch index of `from`, NONE for a host NIC */
     uint32_t rr_head; /* host NIC: round-robin cursor into its active flows, NONE if none */
