@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "benchutil.h"
+#include "tailor/alloc.h"
 #include "tailor/flowsim.h"
 #include "tailor/spec.h"
 
@@ -36,6 +37,7 @@ static int report(const char *mode, tl_flowsim *s, double wall, size_t n, const 
 
 int main(int argc, char **argv)
 {
+    tl_alloc_tune(); /* as the CLI does */
     const char *which = argc > 1 ? argv[1] : "path";
     int is_path = strcmp(which, "path") == 0;
     unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : (is_path ? 1000000 : 2000000);

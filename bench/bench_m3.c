@@ -12,11 +12,13 @@
 #include <string.h>
 
 #include "benchutil.h"
+#include "tailor/alloc.h"
 #include "tailor/m3.h"
 #include "tailor/world.h"
 
 int main(int argc, char **argv)
 {
+    tl_alloc_tune(); /* as the CLI does */
     if (argc < 2) {
         fprintf(stderr, "usage: bench_m3 default|2m|6144 [m3|m3-flowsim] [threads]\n");
         return 2;

@@ -15,12 +15,14 @@
 #include <string.h>
 
 #include "benchutil.h"
+#include "tailor/alloc.h"
 #include "tailor/parsimon.h"
 #include "tailor/pktsim.h"
 #include "tailor/world.h"
 
 int main(int argc, char **argv)
 {
+    tl_alloc_tune(); /* as the CLI does */
     if (argc < 3) {
         fprintf(stderr, "usage: bench_parsimon default|2m|6144 pktsim|parsimon|parsimon-cluster "
                         "[threads]\n");

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "benchutil.h"
+#include "tailor/alloc.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
 #include "tailor/world.h"
@@ -123,6 +124,7 @@ static int bench_one(const char *which, unsigned long n, const char *cc, int rep
 
 int main(int argc, char **argv)
 {
+    tl_alloc_tune(); /* as the CLI does */
     const char *which = argc > 1 ? argv[1] : "perm";
     if (strcmp(which, "compare") == 0) {
         static const char *const ccs[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc"};

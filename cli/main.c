@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tailor/alloc.h"
 
 static const struct {
     const char *name;
@@ -149,6 +150,7 @@ int cli_help(const char *cmd)
 
 int main(int argc, char **argv)
 {
+    tl_alloc_tune();
     if (argc < 2) {
         usage(stderr);
         return EXIT_INPUT;

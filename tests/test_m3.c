@@ -77,11 +77,10 @@ static void path_workload_recount(void **state)
     tu_world_make(&w, WORLD(5000));
     m3_paths g;
     assert_int_equal(m3_paths_build(&g, w.routes, &w.flows, NULL), 0);
-    uint32_t *mark = calloc(w.flows.n, sizeof *mark);
     const tl_flow_paths *fp = &g.fp;
     for (uint32_t pid = 0; pid < g.n_paths; pid += g.n_paths / 17 + 1) {
         m3_pathwl pw;
-        assert_int_equal(m3_paths_workload(&g, w.topo, &w.flows, pid, mark, pid + 1, &pw, NULL), 0);
+        assert_int_equal(m3_paths_workload(&g, w.topo, &w.flows, pid, &pw, NULL), 0);
         const uint32_t *pc = fp->path + fp->path_off[g.rep[pid]];
         int np = (int)(fp->path_off[g.rep[pid] + 1] - fp->path_off[g.rep[pid]]);
         assert_int_equal(pw.n_links, np);
@@ -122,7 +121,6 @@ static void path_workload_recount(void **state)
         }
         m3_pathwl_fini(&pw);
     }
-    free(mark);
     m3_paths_fini(&g);
     tl_world_fini(&w);
 }

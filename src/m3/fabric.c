@@ -115,7 +115,6 @@ static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, i
     tl_err errs[M3_FABRIC_PATHS];
 #pragma omp parallel num_threads(n_threads) if (!rc)
     {
-        uint32_t *mark = calloc(w.flows.n + 1, sizeof *mark), stamp = 0;
 #pragma omp for schedule(dynamic, 1)
         for (uint32_t i = 0; i < k; i++) {
             m3_fpath *fp = &recs[i];
@@ -126,9 +125,7 @@ static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, i
             memset(&pw, 0, sizeof pw);
             uint32_t n_out[M3_N_OUT];
             double q[M3_N_OUT][M3_N_Q];
-            int r = mark ? m3_paths_workload(&g, w.topo, &w.flows, sel[i], mark, ++stamp, &pw,
-                                             &errs[i])
-                         : tl_err_nomem(&errs[i]);
+            int r = m3_paths_workload(&g, w.topo, &w.flows, sel[i], &pw, &errs[i]);
             r = r ? r : m3_features(&pw, &cfg.p, cfg.cc, &fp->feat, &errs[i]);
             if (!r && !(fp->sd = malloc((pw.n_fg + 1) * sizeof *fp->sd)))
                 r = tl_err_nomem(&errs[i]);
@@ -155,7 +152,6 @@ static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, i
             rcs[i] = r;
             m3_pathwl_fini(&pw);
         }
-        free(mark);
     }
     for (uint32_t i = 0; i < k && !rc; i++)
         if ((rc = rcs[i]) && err)

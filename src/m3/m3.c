@@ -173,9 +173,6 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
     uint32_t n_done = 0;
 #pragma omp parallel num_threads(nt)
     {
-        /* per-thread flow marks for deduplicating a path's flows */
-        uint32_t *mark = is_new_workloads ? calloc(s->f->n + 1, sizeof *mark) : NULL;
-        uint32_t stamp = 0;
 #pragma omp for schedule(dynamic, 1)
         for (uint32_t k = 0; k < n; k++) {
             int stop;
@@ -185,9 +182,7 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
                 continue;
             int rc = 0;
             if (is_new_workloads)
-                rc = mark ? m3_paths_workload(&s->g, s->t, s->f, s->sel[k], mark, ++stamp,
-                                              &s->wl[k], &errs[k])
-                          : tl_err_nomem(&errs[k]);
+                rc = m3_paths_workload(&s->g, s->t, s->f, s->sel[k], &s->wl[k], &errs[k]);
             rc = rc ? rc : m3_features(&s->wl[k], s->p, s->cc, &s->feat[k], &errs[k]);
             if (!rc && s->truth) {
                 uint32_t n_out[M3_N_OUT];
@@ -206,7 +201,6 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
             if (prog && omp_get_thread_num() == 0)
                 tl_progress_report(prog, "m3 paths", done, n, "paths");
         }
-        free(mark);
     }
     int rc = 0;
     for (uint32_t k = 0; k < n && !rc; k++)

@@ -53,6 +53,8 @@ void m3_pathwl_fini(m3_pathwl *w);
 /* Frees the flows but keeps the links and the counts (n_flows, n_fg). */
 void m3_pathwl_release(m3_pathwl *w);
 /* Appends a flow (any order; call m3_pathwl_sort after the last). */
+/* Room for n flows in all, so adding up to n needs no growth. */
+int m3_pathwl_reserve(m3_pathwl *w, size_t n, tl_err *err);
 int m3_pathwl_add(m3_pathwl *w, const tl_fs_path_flow *f, int is_fg, uint16_t src_key,
                   uint16_t dst_key, tl_err *err);
 /* Sorts by (start, first, last, size): a stable total order, so the result
@@ -75,10 +77,9 @@ void m3_paths_fini(m3_paths *g);
  * often (caller frees both). Deterministic in seed. */
 int m3_paths_sample(const m3_paths *g, uint32_t k, uint64_t seed, uint32_t **ids,
                     uint32_t **draws, uint32_t *n_unique, tl_err *err);
-/* Path pid's workload into w (initialized here; fini it). mark: (n_flows)
- * scratch, no entry equal to stamp on entry. */
+/* Path pid's workload into w (initialized here; fini it). */
 int m3_paths_workload(const m3_paths *g, const tl_topo *t, const tl_flows *f, uint32_t pid,
-                      uint32_t *mark, uint32_t stamp, m3_pathwl *w, tl_err *err);
+                      m3_pathwl *w, tl_err *err);
 
 /* ---- network-wide mixture (m3.txt §3.5) ---- */
 

@@ -114,6 +114,9 @@ int m3_paths_sample(const m3_paths *g, uint32_t k, uint64_t seed, uint32_t **ids
     return 0;
 }
 
+/* How many flows ahead of the merge their records are fetched. */
+#define PREFETCH 16
+
 /* Adds flow i's stretches along path P (channels pc[0..np)) to w. */
 static int add_segments(m3_pathwl *w, const tl_topo *t, const tl_flows *f, const m3_paths *g,
                         size_t i, uint32_t pid, const uint32_t *pc, int np, tl_err *err)
@@ -165,27 +168,55 @@ static int add_segments(m3_pathwl *w, const tl_topo *t, const tl_flows *f, const
 }
 
 int m3_paths_workload(const m3_paths *g, const tl_topo *t, const tl_flows *f, uint32_t pid,
-                      uint32_t *mark, uint32_t stamp, m3_pathwl *w, tl_err *err)
+                      m3_pathwl *w, tl_err *err)
 {
     const tl_flow_paths *fp = &g->fp;
     uint32_t o = g->rep[pid];
     const uint32_t *pc = fp->path + fp->path_off[o];
     int np = (int)(fp->path_off[o + 1] - fp->path_off[o]);
+    /* A flow's stretches cover disjoint channels of the path, so the
+     * channels' flow counts bound the segments: one allocation, no growth. */
+    size_t most = 0;
+    for (int q = 0; q < np; q++)
+        most += fp->chan_off[pc[q] + 1] - fp->chan_off[pc[q]];
     int rc = m3_pathwl_init(w, np, 0, err);
+    rc = rc ? rc : m3_pathwl_reserve(w, most, err);
     if (rc)
         return rc;
     for (int q = 0; q < np; q++) {
         const tl_link *l = tl_topo_link(t, tl_chan_link(pc[q]));
         w->link[q] = (tl_fs_link){l->rate_bps, l->delay_ps};
     }
-    for (int q = 0; q < np && !rc; q++)
-        for (uint32_t j = fp->chan_off[pc[q]]; j < fp->chan_off[pc[q] + 1] && !rc; j++) {
-            uint32_t i = fp->chan_flows[j];
-            if (mark[i] == stamp)
-                continue;
-            mark[i] = stamp;
-            rc = add_segments(w, t, f, g, i, pid, pc, np, err);
+    /* The path's flows: a merge of its channels' flow lists, each in flow
+     * (start) order, so each flow comes once, the flows and their paths are
+     * read in memory order, and the workload is built in start order. */
+    uint32_t at[TL_MAX_HOPS], end[TL_MAX_HOPS];
+    for (int q = 0; q < np; q++)
+        at[q] = fp->chan_off[pc[q]], end[q] = fp->chan_off[pc[q] + 1];
+    for (;;) {
+        uint32_t i = UINT32_MAX;
+        for (int q = 0; q < np; q++)
+            if (at[q] < end[q] && fp->chan_flows[at[q]] < i)
+                i = fp->chan_flows[at[q]];
+        if (i == UINT32_MAX || rc)
+            break;
+        for (int q = 0; q < np; q++) {
+            at[q] += at[q] < end[q] && fp->chan_flows[at[q]] == i;
+            /* The flows are a sparse subset of all flows: each record and
+             * path is a cache miss unless asked for ahead (measured: 85% of
+             * the workload build, the build a third of a 2M-flow run). */
+            if (at[q] + PREFETCH < end[q]) {
+                uint32_t ahead = fp->chan_flows[at[q] + PREFETCH];
+                __builtin_prefetch(&f->v[ahead]);
+                __builtin_prefetch(&fp->path_off[ahead]);
+                __builtin_prefetch(&g->path_of[ahead]);
+                /* its path once path_off is in (fetched PREFETCH / 2 ago) */
+                ahead = fp->chan_flows[at[q] + PREFETCH / 2];
+                __builtin_prefetch(&fp->path[fp->path_off[ahead]]);
+            }
         }
+        rc = add_segments(w, t, f, g, i, pid, pc, np, err);
+    }
     rc = rc ? rc : m3_pathwl_sort(w, err);
     if (rc)
         m3_pathwl_fini(w);

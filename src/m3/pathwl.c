@@ -47,18 +47,25 @@ static int grow(void **p, size_t n, size_t elem)
     return 0;
 }
 
+int m3_pathwl_reserve(m3_pathwl *w, size_t n, tl_err *err)
+{
+    if (n <= w->cap)
+        return 0;
+    if (grow((void **)&w->flow, n, sizeof *w->flow) ||
+        grow((void **)&w->is_fg, n, sizeof *w->is_fg) ||
+        (w->src_key && (grow((void **)&w->src_key, n, sizeof *w->src_key) ||
+                        grow((void **)&w->dst_key, n, sizeof *w->dst_key))))
+        return tl_err_nomem(err);
+    w->cap = n;
+    return 0;
+}
+
 int m3_pathwl_add(m3_pathwl *w, const tl_fs_path_flow *f, int is_fg, uint16_t src_key,
                   uint16_t dst_key, tl_err *err)
 {
-    if (w->n_flows == w->cap) {
-        size_t cap = w->cap * 2;
-        if (grow((void **)&w->flow, cap, sizeof *w->flow) ||
-            grow((void **)&w->is_fg, cap, sizeof *w->is_fg) ||
-            (w->src_key && (grow((void **)&w->src_key, cap, sizeof *w->src_key) ||
-                            grow((void **)&w->dst_key, cap, sizeof *w->dst_key))))
-            return tl_err_nomem(err);
-        w->cap = cap;
-    }
+    int rc = w->n_flows == w->cap ? m3_pathwl_reserve(w, w->cap * 2, err) : 0;
+    if (rc)
+        return rc;
     w->flow[w->n_flows] = *f;
     w->is_fg[w->n_flows] = (uint8_t)(is_fg != 0);
     if (w->src_key) {
@@ -92,6 +99,20 @@ static int order_cmp(const void *a, const void *b)
 int m3_pathwl_sort(m3_pathwl *w, tl_err *err)
 {
     size_t n = w->n_flows;
+    /* Built in start order (m3_paths_workload) it usually is sorted already:
+     * by (start, first/last, size), ties kept in insertion order as the
+     * index key below keeps them. */
+    size_t j = 1;
+    for (; j < n; j++) {
+        const tl_fs_path_flow *a = &w->flow[j - 1], *b = &w->flow[j];
+        uint32_t fa = (uint32_t)a->first << 16 | a->last, fb = (uint32_t)b->first << 16 | b->last;
+        if (a->start_ps != b->start_ps ? a->start_ps > b->start_ps
+            : fa != fb                 ? fa > fb
+                                       : a->size_bytes > b->size_bytes)
+            break;
+    }
+    if (j >= n)
+        return 0;
     order *o = malloc((n + 1) * sizeof *o);
     tl_fs_path_flow *f = malloc((n + 1) * sizeof *f);
     uint8_t *fg = malloc(n + 1);
