@@ -290,6 +290,16 @@ check "run --engine m3 with a fabric-trained model exits 0" test $? -eq 0
 "$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3h.model" --paths 50 -o "$tmp/m3y" --quiet 2>"$tmp/err" >/dev/null
 check "m3 refuses a model trained on other CCs" test $? -eq 2
 check "m3 says which CCs the model knows" grep -q "trained on hpcc samples only" "$tmp/err"
+# Without --model, a model of the scenario's own CC (models/m3-CC.model in the data
+# folder) comes first: here the hpcc one, for the same scenario run with hpcc.
+mkdir -p "$tmp/data/models"
+cp "$tmp/m3h.model" "$tmp/data/models/m3-hpcc.model"
+TAILOR_DATA="$tmp/data" "$bin" run "$tmp/m3s.json" --engine m3 --cc hpcc --paths 50 -o "$tmp/m3hh" \
+    --quiet >/dev/null 2>"$tmp/err"
+check "m3 picks the scenario's CC model" test $? -eq 0
+TAILOR_DATA="$tmp/data" "$bin" run "$tmp/m3s.json" --engine m3 --paths 50 -o "$tmp/m3hd" \
+    --quiet >/dev/null 2>"$tmp/err"
+check "m3 falls back to m3.model for other CCs" test $? -eq 0
 "$bin" run "$tmp/m3s.json" --engine flowsim -o "$tmp/m3f" --quiet >/dev/null
 "$bin" compare "$tmp/m3f" "$tmp/m3r" --quiet >"$tmp/m3c"
 check "compare takes a summary-only estimate" grep -q "0-1KB" "$tmp/m3c"

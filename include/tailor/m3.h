@@ -23,7 +23,9 @@ typedef struct tl_m3 tl_m3;
 
 typedef struct tl_m3_opts {
     uint32_t n_paths;       /* k: paths drawn, with replacement (m3: 500) */
-    const char *model_path; /* NULL: data/models/m3.model (tl_data_path) */
+    const char *model_path; /* NULL: data/models/m3-CC.model for the scenario's
+                             * congestion control CC if there is one, else
+                             * data/models/m3.model (tl_data_path) */
     int is_no_model;        /* flowsim's own quantiles, uncorrected (ablation) */
     int is_keep_workloads;  /* keep the path workloads after featurizing, for a
                              * repredict that re-runs flowsim or path pktsim

@@ -114,7 +114,12 @@ tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, con
         char path[4096];
         const char *mp = o->model_path;
         if (!mp) {
-            if (tl_data_path("models/m3.model", path, sizeof path, err)) {
+            /* a model of the scenario's own congestion control if one ships
+             * (data/models/m3-CC.model), else the default model */
+            char rel[64];
+            snprintf(rel, sizeof rel, "models/m3-%s.model", cc);
+            if (tl_data_path(rel, path, sizeof path, NULL) &&
+                tl_data_path("models/m3.model", path, sizeof path, err)) {
                 tl_m3_destroy(s);
                 return NULL;
             }
