@@ -85,7 +85,9 @@ int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err);
  * only if every flow that reaches chan's far end does so over chan (so its
  * packets come to the far end in the order they leave chan) and, past a
  * switch, leaves by a direct port: EINVAL otherwise. Flow paths must not
- * change afterwards (no link failures). Saves one event per packet. */
+ * change afterwards (no link failures, no load balancer that moves flows
+ * to other paths; a link-level topology has one path per flow). Saves one
+ * event per packet. */
 int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err);
 
 /* The channels of flow i's current path; *hops receives the count. */
