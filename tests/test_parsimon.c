@@ -223,7 +223,7 @@ static void threads_clustering_and_accuracy(void **state)
         o.n_threads = variant % 2 ? 2 : 1;
         o.is_cluster = variant >= 2 && variant < 4;
         o.is_direct_acks = variant != 4;
-        o.is_direct_fat = variant != 5;
+        o.is_direct_data = variant != 5;
         tl_parsimon *s = run(&w, &o);
         tl_parsimon_stats st;
         tl_parsimon_get_stats(s, &st);

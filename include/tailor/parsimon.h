@@ -34,8 +34,9 @@ typedef struct tl_parsimon_opts {
     double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.1) */
     double cluster_load;   /* loads closer than this, relative |a - b| / a (0.05) */
     int is_direct_acks;    /* link simulations deliver ACKs as timed events (default on) */
-    int is_direct_fat;     /* ... and data on the fat downstream links too (default on;
-                              needs is_direct_acks) */
+    int is_direct_data;    /* ... and data past the link and across the fat downstream
+                              links as timed deliveries too (default on; needs
+                              is_direct_acks; same estimates, fewer events) */
     int is_passthrough;    /* links that only forward one slower-or-equal upstream link's
                               packets add no delay and are not simulated (default on;
                               tailor's addition, docs/parsimon.md) */

@@ -158,12 +158,12 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
     tl_pktsim_set_direct_acks(sim, env->o->is_direct_acks);
     /* v -> destinations: links id_d0 - 1 + k (after the n_src source links in
      * B and C, the u -> v link, and none before the fat links in A) */
-    for (uint32_t k = 0; k < n_dst && env->o->is_direct_fat; k++)
+    for (uint32_t k = 0; k < n_dst && env->o->is_direct_data; k++)
         if ((rc = tl_pktsim_set_direct_port(sim, 2 * ((kind == 0 ? 0 : n_src) + 1 + k), err)))
             goto done;
     /* the link itself (link n_src in B and C, 0 in A): every flow reaches v
      * over it, and past v only fat links follow */
-    if (env->o->is_direct_fat &&
+    if (env->o->is_direct_data &&
         (rc = tl_pktsim_set_direct_through(sim, 2 * (kind == 0 ? 0 : n_src), err)))
         goto done;
     if ((rc = tl_pktsim_run(sim, 0, NULL, err)))

@@ -43,7 +43,7 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->cluster_wmape = 0.1;
     o->cluster_load = 0.05;
     o->is_direct_acks = 1;
-    o->is_direct_fat = 1;
+    o->is_direct_data = 1;
     o->is_passthrough = 1;
 }
 
