@@ -10,7 +10,9 @@
 #
 # ENGINE is parsimon, m3 (with data/models/m3.model, or $M3_MODEL) or
 # flowsim-m3 (m3's path sampling and flowsim without the model: what the
-# model adds is the difference between the two).
+# model adds is the difference between the two). BUCKET_RATIO=X writes
+# "engine": {"bucket_ratio": X} into the scenarios (Parsimon's x; use a
+# fresh OUTDIR, or link the pktsim runs of another one).
 #
 # The scenarios are the fixed list below (not drawn at run time), so a rerun
 # repeats them exactly; each has its own seed. Writes OUTDIR/NAME/{pktsim,
@@ -74,6 +76,8 @@ now() { date +%s.%N; }
 echo "name,over,matrix,sizes,sigma,load,cc,flows,p99_pktsim,p99_est,p99_error,p50_error,err_0_1k,err_1_10k,err_10_50k,err_50k,pktsim_s,est_s" \
     >"$res"
 seed=100
+engine_json=""
+[ -n "${BUCKET_RATIO:-}" ] && engine_json=$(printf ',\n  "engine": {"bucket_ratio": %s}' "$BUCKET_RATIO")
 while read -r name over matrix sizes sigma load cc; do
     [ -z "$name" ] && continue
     seed=$((seed + 1))
@@ -90,7 +94,7 @@ while read -r name over matrix sizes sigma load cc; do
     "spatial": {"type": "matrix", "matrix": "$matrix"},
     "arrival": {"process": "lognormal", "sigma": $sigma},
     "load": {"max_link_load": $load}}]},
-  "transport": {"cc": "$cc"}
+  "transport": {"cc": "$cc"}$engine_json
 }
 EOF
     for eng in pktsim "$engine"; do
