@@ -163,8 +163,9 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
         tl_parsimon_stats st;
         tl_parsimon_get_stats(ps, &st);
         printf("parsimon: %zu flows, %u busy links: %u simulated (%u first hop, %u middle, %u last "
-               "hop), %u pruned by clustering, %u pass-through; %llu link-hops, %llu drops, %llu timeouts; decompose "
-               "%.2f s, link simulations %.2f s (slowest link %.2f s), aggregation %.2f s\n",
+               "hop), %u pruned by clustering, %u pass-through; %llu link-hops, %llu drops, "
+               "%llu timeouts; decompose %.2f s, link simulations %.2f s (slowest link %.2f s), "
+               "aggregation %.2f s\n",
                w->flows.n, st.n_chans_busy, st.n_simulated, st.n_case[0], st.n_case[1],
                st.n_case[2], st.n_pruned, st.n_passthrough, (unsigned long long)st.n_link_hops,
                (unsigned long long)st.n_drops, (unsigned long long)st.n_timeouts, st.decompose_s,

@@ -226,6 +226,40 @@ static void radix_sort_matches_qsort(void **state)
     free(a), free(b), free(tmp);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* tl_quantiles sorts non-negative samples by radix and others by qsort:
+ * both give the quantiles of the qsorted copy, with ties, zeros and (in the
+ * second case) a negative value among 3,000 samples. */
+static void quantiles_radix_and_qsort_agree(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static const double qs[] = {0, 0.01, 0.5, 0.9, 0.99, 0.999, 1};
+    double *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), got[7];
+    tl_rng r;
+    tl_rng_init(&r, 5, "quantiles", 0);
+    for (int neg = 0; neg < 2; neg++) {
+        for (size_t i = 0; i < N; i++)
+            a[i] = i % 7 == 0   ? 0
+                   : i % 5 == 0 ? 1.5
+                                : 1 + 50 * tl_rng_uniform(&r) * tl_rng_uniform(&r);
+        if (neg)
+            a[17] = -2;
+        memcpy(b, a, N * sizeof *a);
+        qsort(b, N, sizeof *b, cmp_dbl);
+        assert_int_equal(tl_quantiles(a, N, qs, got, 7, NULL), 0);
+        assert_memory_equal(a, b, N * sizeof *a); /* sorted in place */
+        for (int k = 0; k < 7; k++)
+            assert_true(got[k] == tl_quantile_sorted(b, N, qs[k]));
+    }
+    free(a), free(b);
+}
+
 static void err_format_names_location(void **state)
 {
     tl_err e;
@@ -248,6 +282,7 @@ int main(void)
         cmocka_unit_test(quantiles_exact_and_sketch),
         cmocka_unit_test(units_parse_and_format),
         cmocka_unit_test(tx_time_is_exact), cmocka_unit_test(radix_sort_matches_qsort),
+        cmocka_unit_test(quantiles_radix_and_qsort_agree),
         cmocka_unit_test(err_format_names_location),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

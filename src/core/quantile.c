@@ -27,13 +27,25 @@ double tl_quantile_sorted(const double *sorted, size_t n, double q)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
-void tl_sort_u64(uint64_t *keys, uint64_t *tmp, size_t n)
+/* The 8-byte element i of a, read or written as a uint64_t (memcpy: a may
+ * hold doubles; compilers make it one move). */
+static inline uint64_t get8(const unsigned char *a, size_t i)
 {
-    uint64_t *src = keys, *dst = tmp;
+    uint64_t v;
+    memcpy(&v, a + 8 * i, 8);
+    return v;
+}
+
+static inline void put8(unsigned char *a, size_t i, uint64_t v) { memcpy(a + 8 * i, &v, 8); }
+
+/* LSD radix sort of n 8-byte elements by their value as a uint64_t. */
+static void radix8(void *keys, void *tmp, size_t n)
+{
+    unsigned char *src = keys, *dst = tmp;
     for (int shift = 0; shift < 64; shift += 8) {
         size_t count[257] = {0};
         for (size_t i = 0; i < n; i++)
-            count[((src[i] >> shift) & 0xff) + 1]++;
+            count[((get8(src, i) >> shift) & 0xff) + 1]++;
         int is_same = 0;
         for (int d = 1; d <= 256; d++)
             is_same |= count[d] == n;
@@ -41,15 +53,19 @@ void tl_sort_u64(uint64_t *keys, uint64_t *tmp, size_t n)
             continue;
         for (int d = 1; d <= 256; d++)
             count[d] += count[d - 1];
-        for (size_t i = 0; i < n; i++)
-            dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-        uint64_t *t = src;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = get8(src, i);
+            put8(dst, count[(v >> shift) & 0xff]++, v);
+        }
+        unsigned char *t = src;
         src = dst;
         dst = t;
     }
-    if (src != keys)
-        memcpy(keys, src, n * sizeof *keys);
+    if (src != (unsigned char *)keys)
+        memcpy(keys, src, n * 8);
 }
+
+void tl_sort_u64(uint64_t *keys, uint64_t *tmp, size_t n) { radix8(keys, tmp, n); }
 
 /* Ascending. Non-negative values (slowdowns, delays: nearly every caller)
  * order like their bit patterns, so the radix sort takes them; anything
@@ -59,21 +75,13 @@ static void sort_doubles(double *xs, size_t n)
     int is_radix = n > 64;
     for (size_t i = 0; i < n && is_radix; i++)
         is_radix = xs[i] >= 0 && !signbit(xs[i]);
-    uint64_t *tmp = is_radix ? malloc(n * sizeof *tmp) : NULL;
+    double *tmp = is_radix ? malloc(n * sizeof *tmp) : NULL; /* as much as qsort's merge */
     if (!tmp) {
         qsort(xs, n, sizeof *xs, cmp_double);
         return;
     }
-    uint64_t *keys = malloc(n * sizeof *keys);
-    if (!keys) {
-        free(tmp);
-        qsort(xs, n, sizeof *xs, cmp_double);
-        return;
-    }
-    memcpy(keys, xs, n * sizeof *xs);
-    tl_sort_u64(keys, tmp, n);
-    memcpy(xs, keys, n * sizeof *xs);
-    free(keys), free(tmp);
+    radix8(xs, tmp, n);
+    free(tmp);
 }
 
 int tl_quantiles(double *xs, size_t n, const double *qs, double *out, size_t n_q, tl_err *err)
