@@ -1,6 +1,6 @@
 /* Parsimon speed and memory (issue "parsimon"), through the public API, one
  * configuration per invocation so peak memory is that configuration's:
- *   bench_parsimon SCEN ENGINE [threads]
+ *   bench_parsimon [SCEN [ENGINE [threads]]]   (default: default parsimon)
  * SCEN:   default  the default scenario (32-rack fabric 2:1, matrix B, WebServer,
  *                  sigma 2, 50% max load, dctcp-rate, 200,000 flows)
  *         2m       the same with 2,000,000 flows
@@ -23,12 +23,15 @@
 int main(int argc, char **argv)
 {
     tl_alloc_tune(); /* as the CLI does */
-    if (argc < 3) {
-        fprintf(stderr, "usage: bench_parsimon default|2m|6144 pktsim|parsimon|parsimon-cluster "
-                        "[threads]\n");
+    /* no arguments (make bench): Parsimon on the default scenario */
+    const char *which = argc > 1 ? argv[1] : "default";
+    const char *engine = argc > 2 ? argv[2] : "parsimon";
+    if (strcmp(engine, "pktsim") && strcmp(engine, "parsimon") &&
+        strcmp(engine, "parsimon-cluster")) {
+        fprintf(stderr, "usage: bench_parsimon [default|2m|6144 [pktsim|parsimon|parsimon-cluster "
+                        "[threads]]]\n");
         return 2;
     }
-    const char *which = argv[1], *engine = argv[2];
     int threads = argc > 3 ? atoi(argv[3]) : 0;
     char buf[2048], scen[96];
     char *text = NULL;
