@@ -1,7 +1,7 @@
 /* m3 speed and memory (issue "m3"), through the public API, one
  * configuration per invocation so peak memory is that configuration's:
  *   bench_m3 [SCEN [ENGINE [threads]]]
- * SCEN:   default (the default) | 2m | 6144 (bench_engine_scenario)
+ * SCEN:   default (the default) | 2m | 6144 (bench_engine_world)
  * ENGINE: m3 (with data/models/m3.model; default) | m3-flowsim (no model)
  * threads: 0 = all cores (default).
  * Goals (issue "m3"): 2M flows on the 32-rack fabric <= 15 s on 2 cores,
@@ -23,25 +23,18 @@ int main(int argc, char **argv)
     const char *which = argc > 1 ? argv[1] : "default";
     const char *engine = argc > 2 ? argv[2] : "m3";
     int threads = argc > 3 ? atoi(argv[3]) : 0;
-    char buf[2048], scen[96];
-    char *text = NULL;
-    const char *json = bench_engine_scenario(which, buf, sizeof buf, &text, scen, sizeof scen);
-    if (!json)
+    char scen[96];
+    tl_world w;
+    double t_world;
+    if (bench_engine_world(which, threads, &w, scen, sizeof scen, &t_world))
         return 1;
     tl_err err;
     tl_err_clear(&err);
-    tl_world w;
-    double t0 = bench_now_s();
-    if (tl_world_from_json(&w, json, threads, &err)) {
-        fprintf(stderr, "bench_m3: %s\n", err.msg);
-        return 1;
-    }
-    double t_world = bench_now_s() - t0;
     tl_m3_opts o;
     tl_m3_opts_default(&o);
     o.is_no_model = strcmp(engine, "m3-flowsim") == 0;
     o.n_threads = threads;
-    t0 = bench_now_s();
+    double t0 = bench_now_s();
     tl_m3 *m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &o,
                             &err);
     if (!m || tl_m3_run(m, NULL, &err)) {
@@ -69,6 +62,5 @@ int main(int argc, char **argv)
 #undef FIG
     tl_m3_destroy(m);
     tl_world_fini(&w);
-    free(text);
     return 0;
 }

@@ -33,23 +33,16 @@ int main(int argc, char **argv)
         return 2;
     }
     int threads = argc > 3 ? atoi(argv[3]) : 0;
-    char buf[2048], scen[96];
-    char *text = NULL;
-    const char *json = bench_engine_scenario(which, buf, sizeof buf, &text, scen, sizeof scen);
-    if (!json)
+    char scen[96];
+    tl_world w;
+    double t_world;
+    if (bench_engine_world(which, threads, &w, scen, sizeof scen, &t_world))
         return 1;
     tl_err err;
     tl_err_clear(&err);
-    tl_world w;
-    double t0 = bench_now_s();
-    if (tl_world_from_json(&w, json, threads, &err)) {
-        fprintf(stderr, "bench_parsimon: %s\n", err.msg);
-        return 1;
-    }
-    double t_world = bench_now_s() - t0;
     char name[96];
     int used = threads;
-    t0 = bench_now_s();
+    double t0 = bench_now_s();
     if (strcmp(engine, "pktsim") == 0) {
         used = 1;
         tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc,
@@ -90,6 +83,5 @@ int main(int argc, char **argv)
     snprintf(name, sizeof name, "%s.peak_rss_mib", engine);
     bench_print(name, bench_peak_rss_mib(), "MiB", scen, used);
     tl_world_fini(&w);
-    free(text);
     return 0;
 }

@@ -3,6 +3,7 @@
 
 #include "tailor/fileio.h"
 #include "tailor/time.h"
+#include "tailor/world.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,35 +40,42 @@ void bench_print(const char *name, double value, const char *unit, const char *s
     fflush(stdout);
 }
 
-const char *bench_engine_scenario(const char *which, char *buf, size_t n, char **owned,
-                                  char *scen, size_t scen_n)
+int bench_engine_world(const char *which, int threads, tl_world *w, char *scen, size_t scen_n,
+                       double *build_s)
 {
-    *owned = NULL;
+    tl_err e;
+    tl_err_clear(&e);
+    char buf[2048], *owned = NULL;
+    const char *json = buf;
     if (strcmp(which, "6144") == 0) {
-        tl_err e;
-        tl_err_clear(&e);
-        if (!(*owned = tl_read_file("examples/fabric-6144.json", NULL, &e))) {
+        if (!(owned = tl_read_file("examples/fabric-6144.json", NULL, &e))) {
             fprintf(stderr, "bench: %s (run from the repository root)\n", e.msg);
-            return NULL;
+            return 1;
         }
         snprintf(scen, scen_n, "fabric6144_2to1_B_webserver_s2_50pct_1s");
-        return *owned;
-    }
-    if (strcmp(which, "default") != 0 && strcmp(which, "2m") != 0) {
+        json = owned;
+    } else if (strcmp(which, "default") != 0 && strcmp(which, "2m") != 0) {
         fprintf(stderr, "bench: unknown scenario '%s' (default, 2m, 6144)\n", which);
-        return NULL;
+        return 1;
+    } else {
+        unsigned long flows = strcmp(which, "2m") == 0 ? 2000000 : 200000;
+        snprintf(buf, sizeof buf,
+                 "{\"seed\": 1, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
+                 "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
+                 "\"oversubscription\": 2}, \"workload\": {\"flows\": %lu, \"classes\": "
+                 "[{\"sizes\": {\"cdf\": \"webserver\"}, "
+                 "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
+                 "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
+                 "\"load\": {\"max_link_load\": 0.5}}]}, "
+                 "\"transport\": {\"cc\": \"dctcp-rate\"}}",
+                 flows);
+        snprintf(scen, scen_n, "fabric32_2to1_B_webserver_s2_50pct_%luflows", flows);
     }
-    unsigned long flows = strcmp(which, "2m") == 0 ? 2000000 : 200000;
-    snprintf(buf, n,
-             "{\"seed\": 1, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
-             "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
-             "\"oversubscription\": 2}, \"workload\": {\"flows\": %lu, \"classes\": "
-             "[{\"sizes\": {\"cdf\": \"webserver\"}, "
-             "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
-             "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
-             "\"load\": {\"max_link_load\": 0.5}}]}, "
-             "\"transport\": {\"cc\": \"dctcp-rate\"}}",
-             flows);
-    snprintf(scen, scen_n, "fabric32_2to1_B_webserver_s2_50pct_%luflows", flows);
-    return buf;
+    double t0 = bench_now_s();
+    int rc = tl_world_from_json(w, json, threads, &e);
+    *build_s = bench_now_s() - t0;
+    free(owned);
+    if (rc)
+        fprintf(stderr, "bench: %s\n", e.msg);
+    return rc != 0;
 }

@@ -11,12 +11,14 @@ double bench_peak_rss_mib(void);
 double bench_median(double *xs, size_t n, double *spread);
 void bench_print(const char *name, double value, const char *unit, const char *scenario,
                  int threads);
-/* The engine benchmarks' scenarios: "default" (32-rack fabric 2:1, matrix B,
- * WebServer, sigma 2, 50% max load, dctcp-rate, 200,000 flows), "2m" (the
- * same with 2,000,000) or "6144" (examples/fabric-6144.json, read from the
- * repository root). Returns the JSON (in buf, or *owned to free) and its
- * name in scen, or NULL with a message on stderr. */
-const char *bench_engine_scenario(const char *which, char *buf, size_t n, char **owned,
-                                  char *scen, size_t scen_n);
+struct tl_world;
+/* Builds one of the engine benchmarks' scenarios into w: "default" (32-rack
+ * fabric 2:1, matrix B, WebServer, sigma 2, 50% max load, dctcp-rate,
+ * 200,000 flows), "2m" (the same with 2,000,000) or "6144"
+ * (examples/fabric-6144.json, read from the repository root), its workload
+ * on threads threads (0 = all cores). Writes its name to scen and the build
+ * time to *build_s; 0, or 1 with a message on stderr. */
+int bench_engine_world(const char *which, int threads, struct tl_world *w, char *scen,
+                       size_t scen_n, double *build_s);
 
 #endif
