@@ -120,6 +120,19 @@ static void decomposition_and_ack_rate(void **state)
     tl_world_fini(&w);
 }
 
+/* The packet-level truth of w's flows, summarized into ref. */
+static void pktsim_summary(tl_world *w, tl_summary *ref)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *p = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
+                                    w->sc.seed, &err);
+    assert_non_null(p);
+    assert_int_equal(tl_pktsim_run(p, 0, NULL, &err), 0);
+    assert_int_equal(tl_summary_build(ref, "pktsim", &w->flows, tl_pktsim_results(p), NULL), 0);
+    tl_pktsim_destroy(p);
+}
+
 static tl_parsimon *run(tl_world *w, const tl_parsimon_opts *o)
 {
     tl_err err;
@@ -271,14 +284,8 @@ static void threads_clustering_and_accuracy(void **state)
         tl_world_fini(&w);
         return;
     }
-    tl_err err;
-    tl_err_clear(&err);
-    tl_pktsim *p = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed,
-                                    &err);
-    assert_non_null(p);
-    assert_int_equal(tl_pktsim_run(p, 0, NULL, &err), 0);
     tl_summary ref, est;
-    assert_int_equal(tl_summary_build(&ref, "pktsim", &w.flows, tl_pktsim_results(p), NULL), 0);
+    pktsim_summary(&w, &ref);
     assert_int_equal(tl_summary_build(&est, "parsimon", &w.flows, first, NULL), 0);
     double e99 = est.all[TL_N_BUCKETS - 1].p[2] / ref.all[TL_N_BUCKETS - 1].p[2] - 1;
     fprintf(stderr, "p99 slowdown: pktsim %.3f, parsimon %.3f (%+.1f%%)\n",
@@ -288,7 +295,6 @@ static void threads_clustering_and_accuracy(void **state)
         assert_true(first[i].fct_ps >= first[i].ideal_ps && first[i].ideal_ps > 0);
     tl_summary_fini(&ref);
     tl_summary_fini(&est);
-    tl_pktsim_destroy(p);
     free(first);
     tl_world_fini(&w);
 }
@@ -313,14 +319,8 @@ static void pass_through_links(void **state)
                       "\"dctcp-rate\"}}");
     for (size_t i = 0; i < w.flows.n; i++) /* host of S0 to host of S2 */
         w.flows.v[i].src = 0, w.flows.v[i].dst = 2;
-    tl_err err;
-    tl_err_clear(&err);
-    tl_pktsim *p = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed,
-                                    &err);
-    assert_non_null(p);
-    assert_int_equal(tl_pktsim_run(p, 0, NULL, &err), 0);
     tl_summary ref;
-    assert_int_equal(tl_summary_build(&ref, "pktsim", &w.flows, tl_pktsim_results(p), NULL), 0);
+    pktsim_summary(&w, &ref);
     double r99 = ref.all[TL_N_BUCKETS - 1].p[2], e99[2];
     tl_parsimon_opts o;
     tl_parsimon_opts_default(&o);
@@ -345,7 +345,6 @@ static void pass_through_links(void **state)
     assert_true(fabs(e99[1]) < 0.05);
     assert_true(e99[0] > 0.5);
     tl_summary_fini(&ref);
-    tl_pktsim_destroy(p);
     tl_world_fini(&w);
 }
 
