@@ -54,8 +54,9 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
         } else if (!strcmp(name, "cc")) {
             a->cc = v;
         } else if (!strcmp(name, "kind")) {
-            if (strcmp(v, "parking") && strcmp(v, "fabric")) {
-                fprintf(stderr, "tailor m3 %s: --kind expects parking or fabric, found '%s'\n",
+            if (strcmp(v, "parking") && strcmp(v, "fabric") && strcmp(v, "fabric-net")) {
+                fprintf(stderr,
+                        "tailor m3 %s: --kind expects parking, fabric or fabric-net, found '%s'\n",
                         sub, v);
                 return EXIT_INPUT;
             }
@@ -130,7 +131,7 @@ static int gen_data(int argc, char **argv)
     tl_err_clear(&err);
     uint64_t n_new = 0;
     so.n_samples = a.samples, so.seed = a.seed, so.n_threads = a.n_threads;
-    so.is_fabric = a.kind && !strcmp(a.kind, "fabric");
+    so.is_fabric = !a.kind || !strcmp(a.kind, "parking") ? 0 : !strcmp(a.kind, "fabric") ? 1 : 2;
     rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);
     cli_progress_done(prog);
     if (rc) {

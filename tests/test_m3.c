@@ -258,9 +258,45 @@ static void resumable_samples(void **state)
     free(d1), free(d2);
 }
 
-/* Fabric samples: two scenarios on 2 threads equal one then two (resumed,
- * after a torn block) on 1; every line parses back to itself; foreground
- * slowdowns are at least 1 and their count matches the buckets. */
+/* Each line of fabric.csv text parses back to itself, in index order;
+ * foreground slowdowns are at least 1 and their count matches the buckets. */
+static void check_fabric_lines(const char *file_text, uint32_t per, uint32_t n_want)
+{
+    char *b = strdup(file_text);
+    char *line = strchr(b, '\n') + 1; /* after the header */
+    assert_int_equal(m3_fabric_per(b), per);
+    uint32_t n_lines = 0;
+    while (*line) {
+        char *end = strchr(line, '\n');
+        *end = '\0';
+        char *copy = strdup(line);
+        m3_fpath r;
+        assert_int_equal(m3_fpath_parse(copy, "fabric.csv", 2 + n_lines, &r, NULL), 0);
+        assert_int_equal(r.index, n_lines);
+        size_t n_fg = 0;
+        for (int k = 0; k < M3_N_OUT; k++)
+            n_fg += r.feat.n_fg[k];
+        assert_true(n_fg >= 1); /* a drawn path carries at least one flow end to end */
+        for (size_t k = 0; k < n_fg; k++)
+            assert_true(r.sd[k] >= 1 - 1e-9);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mf = open_memstream(&text, &len);
+        m3_fpath_write(mf, &r);
+        fclose(mf);
+        assert_int_equal(len, strlen(line) + 1);
+        assert_memory_equal(text, line, len - 1);
+        free(text), free(copy);
+        m3_fpath_fini(&r);
+        line = end + 1;
+        n_lines++;
+    }
+    assert_int_equal(n_lines, n_want);
+    free(b);
+}
+
+/* Path-truth fabric samples: two scenarios on 2 threads equal one then two
+ * (resumed, after a torn block) on 1, and check_fabric_lines holds. */
 static void fabric_samples(void **state)
 {
     (void)state;
@@ -288,36 +324,85 @@ static void fabric_samples(void **state)
     char *a = tu_read_file(p1, &l1), *b = tu_read_file(p2, &l2);
     assert_int_equal(l1, l2);
     assert_memory_equal(a, b, l1);
-    char *line = strchr(a, '\n') + 1; /* after the header */
-    int n_lines = 0;
-    while (*line) {
-        char *end = strchr(line, '\n');
-        *end = '\0';
-        char *copy = strdup(line);
-        m3_fpath r;
-        assert_int_equal(m3_fpath_parse(copy, "fabric.csv", 2 + n_lines, &r, NULL), 0);
-        size_t n_fg = 0;
-        for (int k = 0; k < M3_N_OUT; k++)
-            n_fg += r.feat.n_fg[k];
-        assert_true(n_fg >= 1); /* a drawn path carries at least one flow end to end */
-        for (size_t k = 0; k < n_fg; k++)
-            assert_true(r.sd[k] >= 1 - 1e-9);
-        char *text = NULL;
-        size_t len = 0;
-        FILE *mf = open_memstream(&text, &len);
-        m3_fpath_write(mf, &r);
-        fclose(mf);
-        assert_int_equal(len, strlen(line) + 1);
-        assert_memory_equal(text, line, len - 1);
-        free(text), free(copy);
-        m3_fpath_fini(&r);
-        line = end + 1;
-        n_lines++;
-    }
-    assert_int_equal(n_lines, 2 * M3_FABRIC_PATHS);
+    check_fabric_lines(a, M3_FABRIC_PATHS, 2 * M3_FABRIC_PATHS);
     free(a), free(b);
     unlink(p1), unlink(p2), rmdir(d1), rmdir(d2);
     free(d1), free(d2);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Network truth: every label of scenario 0 is the slowdown of one of its
+ * flows in pktsim on the whole fabric with the drawn transport (a label
+ * from the path's own parking lot would match none). */
+static void fabric_net_samples(void **state)
+{
+    (void)state;
+    char *dir = tu_temp_path(""), path[512];
+    tl_m3_gen_opts o;
+    tl_m3_gen_opts_default(&o);
+    o.is_fabric = 2, o.only_cc = "dctcp-rate", o.n_threads = 1, o.seed = 4, o.n_samples = 1;
+    uint64_t n_new;
+    assert_int_equal(tl_m3_gen_data(dir, &o, NULL, &n_new, NULL), 0);
+    assert_int_equal(n_new, M3_FABRIC_PATHS_NET); /* one whole scenario */
+    snprintf(path, sizeof path, "%s/fabric.csv", dir);
+    size_t len;
+    char *text = tu_read_file(path, &len);
+    check_fabric_lines(text, M3_FABRIC_PATHS_NET, M3_FABRIC_PATHS_NET);
+    m3_synth_opts so;
+    m3_synth_opts_default(&so);
+    so.only_cc = "dctcp-rate", so.is_net_truth = 1;
+    m3_sample cfg;
+    char json[2048];
+    assert_int_equal(m3_fabric_scenario(4, 0, &so, &cfg, json, sizeof json, NULL), 0);
+    tl_world w;
+    assert_int_equal(tl_world_from_json(&w, json, 1, NULL), 0);
+    tl_pktsim *sim = tl_pktsim_create(w.topo, w.routes, &w.flows, &cfg.p, cfg.cc, w.sc.seed, NULL);
+    assert_non_null(sim);
+    assert_int_equal(tl_pktsim_run(sim, 0, NULL, NULL), 0);
+    const tl_flow_result *res = tl_pktsim_results(sim);
+    double *all = malloc(w.flows.n * sizeof *all);
+    for (size_t i = 0; i < w.flows.n; i++)
+        all[i] = tl_slowdown(res[i].fct_ps, res[i].ideal_ps);
+    qsort(all, w.flows.n, sizeof *all, cmp_double);
+    char *line = strchr(text, '\n') + 1;
+    size_t n_checked = 0;
+    for (uint32_t l = 0; l < M3_FABRIC_PATHS_NET; l++) {
+        char *end = strchr(line, '\n');
+        *end = '\0';
+        m3_fpath r;
+        assert_int_equal(m3_fpath_parse(line, "fabric.csv", 2 + l, &r, NULL), 0);
+        size_t n_fg = 0;
+        for (int k = 0; k < M3_N_OUT; k++)
+            n_fg += r.feat.n_fg[k];
+        for (size_t k = 0; k < n_fg; k++, n_checked++) {
+            size_t lo = 0, hi = w.flows.n; /* first >= the label, less a print's rounding */
+            double want = r.sd[k] * (1 - 1e-8);
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (all[mid] < want)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            assert_true(lo < w.flows.n);
+            assert_true(fabs(all[lo] - r.sd[k]) <= 1e-8 * r.sd[k]);
+        }
+        m3_fpath_fini(&r);
+        line = end + 1;
+    }
+    assert_true(n_checked >= M3_FABRIC_PATHS_NET);
+    free(all);
+    tl_pktsim_destroy(sim);
+    tl_world_fini(&w);
+    tl_params_fini(&cfg.p);
+    free(text);
+    unlink(path), rmdir(dir);
+    free(dir);
 }
 
 static int summary_equal(const tl_summary *a, const tl_summary *b)
@@ -441,6 +526,7 @@ int main(void)
         cmocka_unit_test(mixture_by_hand),     cmocka_unit_test(synthetic_samples),
         cmocka_unit_test(idle_path_truth),     cmocka_unit_test(resumable_samples),
         cmocka_unit_test(fabric_samples),
+        cmocka_unit_test(fabric_net_samples),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
     };

@@ -81,9 +81,11 @@ typedef struct tl_m3_gen_opts {
     uint32_t fg_flows;   /* foreground flows per sample (default 1000) */
     uint32_t max_flows;  /* flows per sample at most (default 30000) */
     const char *only_cc; /* NULL = uniform over dctcp-rate, dcqcn, hpcc, timely */
-    int is_fabric;       /* paths of synthetic fabrics into dir/fabric.csv (n_samples
-                          * rounded up to whole scenarios of 40 paths) instead of
-                          * parking lots (docs/m3.md "Fabric samples") */
+    int is_fabric;       /* 1: paths of synthetic fabrics into dir/fabric.csv (n_samples
+                          * rounded up to whole scenarios of 40 paths), labelled by
+                          * pktsim on each path; 2: the same, 200 paths a scenario,
+                          * labelled by pktsim on the whole fabric; 0: parking lots
+                          * (docs/m3.md "Fabric samples") */
     int n_threads;       /* 0 = all cores */
 } tl_m3_gen_opts;
 void tl_m3_gen_opts_default(tl_m3_gen_opts *o);

@@ -16,6 +16,8 @@
 #include <errno.h>
 
 #include "m3/m3_int.h"
+#include "tailor/pktsim.h"
+#include "tailor/result.h"
 #include "tailor/world.h"
 
 #define FABRIC_FLOWS 60000 /* flows per scenario at most: ~1.1 foreground flows per path */
@@ -30,10 +32,8 @@ void m3_fpath_fini(m3_fpath *r)
 
 static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
 
-/* Scenario `scen` of stream seed: its transport into cfg (cc, params) and
- * its JSON into buf. */
-static int draw_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_sample *cfg,
-                         char *buf, size_t n, tl_err *err)
+int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_sample *cfg,
+                       char *buf, size_t n, tl_err *err)
 {
     tl_rng r;
     tl_rng_init(&r, seed, "m3-fabric", scen);
@@ -66,11 +66,17 @@ static int draw_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m
     return 0;
 }
 
-/* M3_FABRIC_PATHS distinct paths drawn uniformly (a partial Fisher-Yates). */
-static int draw_paths(const m3_paths *g, uint64_t seed, uint64_t scen, uint32_t *out,
+static uint32_t per_scen(const m3_synth_opts *o)
+{
+    return o->is_net_truth ? M3_FABRIC_PATHS_NET : M3_FABRIC_PATHS;
+}
+
+/* k distinct paths drawn uniformly (a partial Fisher-Yates). */
+static int draw_paths(const m3_paths *g, uint64_t seed, uint64_t scen, uint32_t k, uint32_t *out,
                       uint32_t *n_out, tl_err *err)
 {
-    uint32_t n = g->n_paths, k = n < M3_FABRIC_PATHS ? n : M3_FABRIC_PATHS;
+    uint32_t n = g->n_paths;
+    k = n < k ? n : k;
     uint32_t *ids = malloc(((size_t)n + 1) * sizeof *ids);
     if (!ids)
         return tl_err_nomem(err);
@@ -89,9 +95,73 @@ static int draw_paths(const m3_paths *g, uint64_t seed, uint64_t scen, uint32_t 
     return 0;
 }
 
-/* The lines of scenario scen into recs[0 .. M3_FABRIC_PATHS) (*n_made). */
-static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, int n_threads,
-                         m3_fpath *recs, uint32_t *n_made, tl_err *err)
+/* Network truth: every flow's slowdown in pktsim on the whole fabric, with
+ * the scenario's drawn transport (NaN for a flow that did not finish). */
+static int net_truth(const tl_world *w, const m3_sample *cfg, double *sd, tl_err *err)
+{
+    tl_pktsim *sim =
+        tl_pktsim_create(w->topo, w->routes, &w->flows, &cfg->p, cfg->cc, w->sc.seed, err);
+    int rc = sim ? tl_pktsim_run(sim, 0, NULL, err) : err && err->code ? err->code : TL_ENOMEM;
+    if (!rc) {
+        const tl_flow_result *res = tl_pktsim_results(sim);
+        for (size_t i = 0; i < w->flows.n; i++)
+            sd[i] = res[i].fct_ps < 0 ? NAN : tl_slowdown(res[i].fct_ps, res[i].ideal_ps);
+    }
+    tl_pktsim_destroy(sim);
+    return rc;
+}
+
+/* Path pid's foreground slowdowns from the whole fabric's, grouped by output
+ * bucket in flow order, into fp->sd; their counts must be the features'. */
+static int net_labels(const m3_paths *g, const tl_flows *f, uint32_t pid, const double *net_sd,
+                      m3_fpath *fp, tl_err *err)
+{
+    uint32_t n = g->n_fg[pid], at = 0, seen[M3_N_OUT] = {0};
+    if (!(fp->sd = malloc(((size_t)n + 1) * sizeof *fp->sd)))
+        return tl_err_nomem(err);
+    for (int b = 0; b < M3_N_OUT; b++)
+        for (size_t i = g->rep[pid]; i < f->n; i++)
+            if (g->path_of[i] == pid && tl_bucket_of(f->v[i].size_bytes) == b)
+                fp->sd[at++] = net_sd[i], seen[b]++;
+    for (int b = 0; b < M3_N_OUT; b++)
+        if (seen[b] != fp->feat.n_fg[b])
+            return tl_err_set(err, TL_EINVAL, "fabric path %llu: %u foreground flows in bucket "
+                              "%d, the features counted %u", (unsigned long long)fp->index,
+                              seen[b], b, fp->feat.n_fg[b]);
+    return 0;
+}
+
+/* Path-level truth: pktsim on the path's parking lot; fp->sd as above. */
+static int path_labels(const m3_pathwl *pw, const m3_sample *cfg, uint64_t seed, m3_fpath *fp,
+                       tl_err *err)
+{
+    uint32_t n_out[M3_N_OUT];
+    double q[M3_N_OUT][M3_N_Q];
+    if (!(fp->sd = malloc((pw->n_fg + 1) * sizeof *fp->sd)))
+        return tl_err_nomem(err);
+    int r = m3_path_pktsim(pw, &cfg->p, cfg->cc, tl_mix64(seed ^ fp->index), q, n_out, fp->sd,
+                           err);
+    if (r)
+        return r;
+    double *by = malloc((pw->n_fg + 1) * sizeof *by); /* grouped by output bucket */
+    if (!by)
+        return tl_err_nomem(err);
+    size_t at = 0;
+    for (int b = 0; b < M3_N_OUT; b++)
+        for (size_t f = 0, j = 0; f < pw->n_flows; f++)
+            if (pw->is_fg[f]) {
+                if (tl_bucket_of(pw->flow[f].size_bytes) == b)
+                    by[at++] = fp->sd[j];
+                j++;
+            }
+    free(fp->sd);
+    fp->sd = by;
+    return 0;
+}
+
+/* The lines of scenario scen into recs[0 .. per_scen(o)) (*n_made). */
+static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_fpath *recs,
+                         uint32_t *n_made, tl_err *err)
 {
     *n_made = 0;
     m3_sample cfg;
@@ -99,67 +169,45 @@ static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, i
     tl_world w;
     m3_paths g;
     memset(&g, 0, sizeof g);
-    int rc = draw_scenario(seed, scen, o, &cfg, json, sizeof json, err);
+    int rc = m3_fabric_scenario(seed, scen, o, &cfg, json, sizeof json, err);
     if (rc) {
         tl_params_fini(&cfg.p);
         return rc;
     }
-    if ((rc = tl_world_from_json(&w, json, n_threads, err))) {
+    if ((rc = tl_world_from_json(&w, json, 1, err))) {
         tl_params_fini(&cfg.p);
         return rc;
     }
-    uint32_t sel[M3_FABRIC_PATHS], k = 0;
-    rc = m3_paths_build(&g, w.routes, &w.flows, err);
-    rc = rc ? rc : draw_paths(&g, seed, scen, sel, &k, err);
-    int rcs[M3_FABRIC_PATHS] = {0};
-    tl_err errs[M3_FABRIC_PATHS];
-#pragma omp parallel num_threads(n_threads) if (!rc)
-    {
-#pragma omp for schedule(dynamic, 1)
-        for (uint32_t i = 0; i < k; i++) {
-            m3_fpath *fp = &recs[i];
-            memset(fp, 0, sizeof *fp);
-            fp->index = scen * M3_FABRIC_PATHS + i;
-            snprintf(fp->cc, sizeof fp->cc, "%s", cfg.cc);
-            m3_pathwl pw;
-            memset(&pw, 0, sizeof pw);
-            uint32_t n_out[M3_N_OUT];
-            double q[M3_N_OUT][M3_N_Q];
-            int r = m3_paths_workload(&g, w.topo, &w.flows, sel[i], &pw, &errs[i]);
-            r = r ? r : m3_features(&pw, &cfg.p, cfg.cc, &fp->feat, &errs[i]);
-            if (!r && !(fp->sd = malloc((pw.n_fg + 1) * sizeof *fp->sd)))
-                r = tl_err_nomem(&errs[i]);
-            r = r ? r
-                  : m3_path_pktsim(&pw, &cfg.p, cfg.cc, tl_mix64(seed ^ fp->index), q, n_out,
-                                   fp->sd, &errs[i]);
-            if (!r) { /* slowdowns grouped by output bucket, in flow order */
-                double *by = malloc((pw.n_fg + 1) * sizeof *by);
-                size_t at = 0;
-                for (int b = 0; by && b < M3_N_OUT; b++)
-                    for (size_t f = 0, j = 0; f < pw.n_flows; f++)
-                        if (pw.is_fg[f]) {
-                            if (tl_bucket_of(pw.flow[f].size_bytes) == b)
-                                by[at++] = fp->sd[j];
-                            j++;
-                        }
-                if (!by)
-                    r = tl_err_nomem(&errs[i]);
-                else
-                    free(fp->sd), fp->sd = by;
-            }
-            fp->hops = pw.n_links;
-            fp->n_flows = pw.n_flows;
-            rcs[i] = r;
-            m3_pathwl_fini(&pw);
-        }
+    uint32_t per = per_scen(o), k = 0;
+    uint32_t *sel = malloc(per * sizeof *sel);
+    double *net_sd = o->is_net_truth ? malloc((w.flows.n + 1) * sizeof *net_sd) : NULL;
+    rc = !sel || (o->is_net_truth && !net_sd) ? tl_err_nomem(err) : 0;
+    rc = rc ? rc : m3_paths_build(&g, w.routes, &w.flows, err);
+    rc = rc ? rc : draw_paths(&g, seed, scen, per, sel, &k, err);
+    if (!rc && o->is_net_truth)
+        rc = net_truth(&w, &cfg, net_sd, err);
+    for (uint32_t i = 0; i < k && !rc; i++) {
+        m3_fpath *fp = &recs[i];
+        memset(fp, 0, sizeof *fp);
+        fp->index = scen * per + i;
+        snprintf(fp->cc, sizeof fp->cc, "%s", cfg.cc);
+        m3_pathwl pw;
+        memset(&pw, 0, sizeof pw);
+        rc = m3_paths_workload(&g, w.topo, &w.flows, sel[i], &pw, err);
+        rc = rc ? rc : m3_features(&pw, &cfg.p, cfg.cc, &fp->feat, err);
+        rc = rc                ? rc
+             : o->is_net_truth ? net_labels(&g, &w.flows, sel[i], net_sd, fp, err)
+                               : path_labels(&pw, &cfg, seed, fp, err);
+        fp->hops = pw.n_links;
+        fp->n_flows = pw.n_flows;
+        m3_pathwl_fini(&pw);
+        *n_made = i + 1;
     }
-    for (uint32_t i = 0; i < k && !rc; i++)
-        if ((rc = rcs[i]) && err)
-            *err = errs[i];
+    free(sel);
+    free(net_sd);
     m3_paths_fini(&g);
     tl_world_fini(&w);
     tl_params_fini(&cfg.p);
-    *n_made = k;
     return rc;
 }
 
@@ -227,42 +275,63 @@ int m3_fpath_parse(char *line, const char *file, int lineno, m3_fpath *r, tl_err
     return rc;
 }
 
+uint32_t m3_fabric_per(const char *header)
+{
+    const char *p = strstr(header, ", paths ");
+    return p ? (uint32_t)strtoul(p + 8, NULL, 10) : 0;
+}
+
 int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synth_opts *o,
                   int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err)
 {
     *n_new = 0;
     char path[4096], header[512];
+    uint32_t per = per_scen(o);
     snprintf(header, sizeof header,
-             "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %d, flows %d, "
-             "mean size to %g, bytes %g, quantiles %d",
-             M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any",
-             M3_FABRIC_PATHS, FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q);
+             "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
+             "mean size to %g, bytes %g, quantiles %d%s",
+             M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
+             FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q, o->is_net_truth ? ", truth network" : "");
     long have = 0;
-    FILE *f = m3_samples_open(dir, "fabric.csv", header, M3_FABRIC_PATHS, path, sizeof path,
-                              &have, err);
+    FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);
     if (!f)
         return err && err->code ? err->code : TL_EIO;
     int rc = 0, nt = n_threads > 0 ? n_threads : omp_get_max_threads();
-    m3_fpath recs[M3_FABRIC_PATHS];
-    for (uint64_t s = (uint64_t)have / M3_FABRIC_PATHS; s < n_scen && !rc; s++) {
-        uint32_t k = 0;
-        rc = make_scenario(seed, s, o, nt, recs, &k, err);
-        for (uint32_t i = 0; i < k; i++) {
+    /* scenarios in parallel blocks, one thread each (their costs vary 10x,
+     * so a block holds several per thread), written in order */
+    uint32_t block = (uint32_t)(2 * nt);
+    m3_fpath *recs = calloc((size_t)block * per, sizeof *recs);
+    uint32_t *made = calloc(block, sizeof *made);
+    int *rcs = calloc(block, sizeof *rcs);
+    tl_err *errs = calloc(block, sizeof *errs);
+    rc = !recs || !made || !rcs || !errs ? tl_err_nomem(err) : 0;
+    for (uint64_t at = (uint64_t)have / per; at < n_scen && !rc; at += block) {
+        uint32_t nb = (uint32_t)(n_scen - at < block ? n_scen - at : block);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+        for (uint32_t j = 0; j < nb; j++)
+            rcs[j] = make_scenario(seed, at + j, o, recs + (size_t)j * per, &made[j], &errs[j]);
+        for (uint32_t j = 0; j < nb; j++) {
+            if (!rc && rcs[j] && err)
+                *err = errs[j];
+            rc = rc ? rc : rcs[j];
+            /* a fabric with fewer paths than a block would break resuming */
+            if (!rc && made[j] < per)
+                rc = tl_err_set(err, TL_EINVAL, "fabric scenario %llu has only %u paths",
+                                (unsigned long long)(at + j), made[j]);
+            for (uint32_t i = 0; i < made[j]; i++) {
+                if (!rc)
+                    m3_fpath_write(f, &recs[(size_t)j * per + i]);
+                m3_fpath_fini(&recs[(size_t)j * per + i]);
+            }
             if (!rc)
-                m3_fpath_write(f, &recs[i]);
-            m3_fpath_fini(&recs[i]);
+                *n_new += made[j];
         }
-        /* a fabric with fewer paths than a block would break resuming */
-        if (!rc && k < M3_FABRIC_PATHS)
-            rc = tl_err_set(err, TL_EINVAL, "fabric scenario %llu has only %u paths",
-                            (unsigned long long)s, k);
         rc = m3_samples_sync(f, path, rc, err);
-        if (!rc)
-            *n_new += k;
-        tl_progress_report(prog, "m3 fabric scenarios", (double)(s + 1), (double)n_scen,
+        tl_progress_report(prog, "m3 fabric scenarios", (double)(at + nb), (double)n_scen,
                            "scenarios");
     }
     if (fclose(f) != 0 && !rc)
         rc = tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
+    free(recs), free(made), free(rcs), free(errs);
     return rc;
 }

@@ -154,6 +154,8 @@ typedef struct m3_synth_opts {
     uint32_t fg_flows;     /* foreground flows wanted per sample (default 1000) */
     uint32_t max_flows;    /* cap on all flows of one sample (default 30000) */
     const char *only_cc;   /* NULL = uniform over dctcp-rate, dcqcn, hpcc, timely */
+    int is_net_truth;      /* fabric samples: label paths with the whole fabric's pktsim
+                            * slowdowns instead of their own parking lot's */
 } m3_synth_opts;
 void m3_synth_opts_default(m3_synth_opts *o);
 
@@ -236,13 +238,16 @@ int m3_cc_listed(const char *list, const char *cc);
 struct m3_train_opts;
 /* ---- training data from synthetic fabrics (docs/m3.md "Fabric samples") ---- */
 
-#define M3_FABRIC_PATHS 40 /* paths (lines) per fabric scenario (block) */
+#define M3_FABRIC_PATHS 40      /* paths (lines) per fabric scenario (block) */
+#define M3_FABRIC_PATHS_NET 200 /* the same with network truth: labels cost nothing more */
+/* Paths per scenario of a fabric.csv whose header is `header` (0: none named). */
+uint32_t m3_fabric_per(const char *header);
 
 /* One line of DIR/fabric.csv: a path of a synthetic fabric, its features
  * (shared, ref_q and n_fg are filled) and its foreground flows' packet-level
  * slowdowns, grouped by output bucket (n_fg[0] of bucket 0 first, ...). */
 typedef struct m3_fpath {
-    uint64_t index; /* scenario * M3_FABRIC_PATHS + path */
+    uint64_t index; /* scenario * paths per scenario + path */
     char cc[32];
     int hops;
     size_t n_flows;
@@ -252,6 +257,11 @@ typedef struct m3_fpath {
 void m3_fpath_fini(m3_fpath *r);
 void m3_fpath_write(FILE *f, const m3_fpath *r);
 int m3_fpath_parse(char *line, const char *file, int lineno, m3_fpath *r, tl_err *err);
+/* Scenario `scen` of stream seed: its transport into cfg (cc and params,
+ * initialized: tl_params_fini them) and its scenario JSON (without the
+ * transport's parameters) into buf. */
+int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_sample *cfg,
+                       char *buf, size_t n, tl_err *err);
 /* Scenarios 0..n_scen-1 into dir/fabric.csv, continuing after the complete
  * ones already there (same settings only); the file does not depend on
  * threads or interruptions. */

@@ -268,9 +268,11 @@ void tl_m3_gen_opts_default(tl_m3_gen_opts *o)
 int tl_m3_gen_data(const char *dir, const tl_m3_gen_opts *o, tl_progress *prog,
                    uint64_t *n_new, tl_err *err)
 {
-    m3_synth_opts so = {o->fg_flows, o->max_flows, o->only_cc};
-    if (o->is_fabric)
-        return m3_fabric_gen(dir, o->seed, (o->n_samples + M3_FABRIC_PATHS - 1) / M3_FABRIC_PATHS,
-                             &so, o->n_threads, prog, n_new, err);
+    m3_synth_opts so = {o->fg_flows, o->max_flows, o->only_cc, o->is_fabric == 2};
+    if (o->is_fabric) {
+        uint64_t per = so.is_net_truth ? M3_FABRIC_PATHS_NET : M3_FABRIC_PATHS;
+        return m3_fabric_gen(dir, o->seed, (o->n_samples + per - 1) / per, &so, o->n_threads,
+                             prog, n_new, err);
+    }
     return m3_gen_data(dir, o->seed, o->n_samples, &so, o->n_threads, prog, n_new, err);
 }

@@ -18,15 +18,16 @@
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
 
-static int is_valid_scenario(uint64_t index) { return index / M3_FABRIC_PATHS % 10 == 9; }
+/* Scenario of a line: its index over the file's paths per scenario. */
+static int is_valid_scenario(uint64_t index, uint32_t per) { return index / per % 10 == 9; }
 /* Held-out scenarios alternate between calibration and the report. */
-static int is_calib_scenario(uint64_t index)
+static int is_calib_scenario(uint64_t index, uint32_t per)
 {
-    return is_valid_scenario(index) && index / M3_FABRIC_PATHS / 10 % 2 == 0;
+    return is_valid_scenario(index, per) && index / per / 10 % 2 == 0;
 }
-static int is_report_scenario(uint64_t index)
+static int is_report_scenario(uint64_t index, uint32_t per)
 {
-    return is_valid_scenario(index) && !is_calib_scenario(index);
+    return is_valid_scenario(index, per) && !is_calib_scenario(index, per);
 }
 
 static int read_fpaths(const char *path, m3_fpath **out, size_t *n, char *header, size_t hn,
@@ -101,7 +102,8 @@ static int add_rows(m3_dataset *d, const m3_fpath *r, tl_err *err)
 }
 
 /* Calibration of held-out flows per bucket at a few quantiles. */
-static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int n_threads,
+static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, uint32_t per,
+                  int n_threads,
                   const double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
     static const int qs[4] = {3, 5, 9, 11}; /* indices of 50, 90, 99, 99.9% in m3_q */
@@ -117,7 +119,7 @@ static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int
         double below_m[4] = {0}, below_f[4] = {0}, nf = 0;
         for (size_t i = 0; i < n; i++) {
             const m3_fpath *r = &v[i];
-            if (!is_report_scenario(r->index) || !r->feat.n_fg[b])
+            if (!is_report_scenario(r->index, per) || !r->feat.n_fg[b])
                 continue;
             for (int q = 0; q < M3_N_Q; q++) {
                 m3_feat_row(&r->feat, b, q, row);
@@ -152,12 +154,12 @@ static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, int
 
 /* Per bucket and quantile q, the q-quantile of (label - prediction) over
  * the calibration scenarios' flows (0 where fewer than 20). */
-static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, int n_threads,
+static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, uint32_t per, int n_threads,
                      double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
     size_t most = 0; /* flows of the calibration scenarios: a bound for every (b, q) */
     for (size_t i = 0; i < n; i++)
-        for (int b = 0; b < M3_N_OUT && is_calib_scenario(v[i].index); b++)
+        for (int b = 0; b < M3_N_OUT && is_calib_scenario(v[i].index, per); b++)
             most += v[i].feat.n_fg[b];
     double *res = malloc((M3_N_Q * most + 1) * sizeof *res); /* q's are res[q * most ..] */
     if (!res)
@@ -168,7 +170,7 @@ static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, int n_threa
         size_t cnt[M3_N_Q] = {0};
         for (size_t i = 0; i < n && !rc; i++) {
             const m3_fpath *r = &v[i];
-            if (!is_calib_scenario(r->index) || !r->feat.n_fg[b])
+            if (!is_calib_scenario(r->index, per) || !r->feat.n_fg[b])
                 continue;
             for (int q = 0; q < M3_N_Q; q++) {
                 m3_feat_row(&r->feat, b, q, row);
@@ -206,6 +208,15 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
     int rc = read_fpaths(path, &v, &n, header, sizeof header, err);
     if (rc)
         return rc;
+    uint32_t per = m3_fabric_per(header);
+    if (!per) {
+        for (size_t i = 0; i < n; i++)
+            m3_fpath_fini(&v[i]);
+        free(v);
+        return tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
+                         "expected the header to name the paths per scenario (\", paths N,\"), "
+                         "found \"%.120s\"", header);
+    }
     m3_dataset tr, va;
     memset(&tr, 0, sizeof tr), memset(&va, 0, sizeof va);
     rc = m3_dataset_init(&tr, M3_N_FEATURES, err);
@@ -213,11 +224,11 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
     size_t n_valid = 0, n_flows = 0;
     char ccs[256] = "";
     for (size_t i = 0; i < n && !rc; i++) {
-        n_valid += is_valid_scenario(v[i].index);
+        n_valid += is_valid_scenario(v[i].index, per);
         for (int b = 0; b < M3_N_OUT; b++)
             n_flows += v[i].feat.n_fg[b];
         m3_cc_add(ccs, sizeof ccs, v[i].cc);
-        rc = add_rows(is_valid_scenario(v[i].index) ? &va : &tr, &v[i], err);
+        rc = add_rows(is_valid_scenario(v[i].index, per) ? &va : &tr, &v[i], err);
     }
     if (!rc && (!tr.n_rows || !va.n_rows))
         rc = tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
@@ -237,7 +248,7 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
         rc = m3_fit_logged(log, &tr, &va, o, &m, err);
     }
     double shift[M3_N_OUT][M3_N_Q];
-    rc = rc ? rc : calibrate(m, v, n, o->n_threads, shift, err);
+    rc = rc ? rc : calibrate(m, v, n, per, o->n_threads, shift, err);
     if (!rc) {
         fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles:\n");
         for (int b = 0; b < M3_N_OUT; b++) {
@@ -247,7 +258,7 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
             fputc('\n', log);
         }
     }
-    rc = rc ? rc : report(log, m, v, n, o->n_threads, shift, err);
+    rc = rc ? rc : report(log, m, v, n, per, o->n_threads, shift, err);
     if (!rc) {
         char meta[4096], sh[2048] = "";
         for (int b = 0; b < M3_N_OUT; b++)
