@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "m3/m3_int.h"
@@ -13,6 +14,7 @@
 #include "tailor/m3.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
+#include "tailor/rng.h"
 #include "tailor/world.h"
 #include "testutil.h"
 
@@ -405,6 +407,54 @@ static void fabric_net_samples(void **state)
     free(dir);
 }
 
+/* Training on fabric paths leaves out a collapsed scenario (median
+ * foreground slowdown above 20) and keeps the others. */
+static void fabric_train_drops_collapse(void **state)
+{
+    (void)state;
+    char *dir = tu_temp_path(""), path[512], model[512];
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(path, sizeof path, "%s/fabric.csv", dir);
+    snprintf(model, sizeof model, "%s/m.model", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "# tailor m3 fabric paths: schema %d, seed 1, cc dctcp-rate, paths 4, test\n",
+            M3_FEATURE_SCHEMA);
+    tl_rng r;
+    tl_rng_init(&r, 1, "test", 0);
+    for (uint64_t i = 0; i < 12 * 4; i++) { /* 12 scenarios of 4 paths, scenario 3 collapsed */
+        m3_fpath fp;
+        memset(&fp, 0, sizeof fp);
+        fp.index = i, fp.hops = 4, fp.n_flows = 100;
+        snprintf(fp.cc, sizeof fp.cc, "dctcp-rate");
+        for (int k = 0; k < M3_N_SHARED; k++)
+            fp.feat.shared[k] = (float)tl_rng_uniform(&r);
+        fp.feat.n_fg[0] = 3;
+        for (int q = 0; q < M3_N_Q; q++)
+            fp.feat.ref_q[0][q] = 1 + q;
+        for (int b = 1; b < M3_N_OUT; b++)
+            for (int q = 0; q < M3_N_Q; q++)
+                fp.feat.ref_q[b][q] = NAN;
+        double sd[3];
+        for (int k = 0; k < 3; k++)
+            sd[k] = (i / 4 == 3 ? 100 : 1) + 3 * tl_rng_uniform(&r);
+        fp.sd = sd;
+        m3_fpath_write(f, &fp);
+    }
+    fclose(f);
+    tl_m3_train_opts o;
+    tl_m3_train_opts_default(&o);
+    o.n_trees = 3, o.max_depth = 2, o.n_threads = 1;
+    assert_int_equal(tl_m3_train(dir, model, &o, NULL), 0);
+    char log_path[600];
+    snprintf(log_path, sizeof log_path, "%s.log", model);
+    char *log = tu_read_file(log_path, NULL);
+    assert_non_null(strstr(log, "paths 44 (held out 4,"));
+    assert_non_null(strstr(log, "left out: 1 collapsed scenarios (4 paths;"));
+    free(log);
+    unlink(log_path), unlink(model), unlink(path), rmdir(dir);
+    free(dir);
+}
+
 static int summary_equal(const tl_summary *a, const tl_summary *b)
 {
     return !memcmp(a->all, b->all, sizeof a->all);
@@ -527,6 +577,7 @@ int main(void)
         cmocka_unit_test(idle_path_truth),     cmocka_unit_test(resumable_samples),
         cmocka_unit_test(fabric_samples),
         cmocka_unit_test(fabric_net_samples),
+        cmocka_unit_test(fabric_train_drops_collapse),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
     };

@@ -30,6 +30,54 @@ static int is_report_scenario(uint64_t index, uint32_t per)
     return is_valid_scenario(index, per) && !is_calib_scenario(index, per);
 }
 
+/* A scenario whose foreground flows' median slowdown is above this has
+ * collapsed (drops and retransmission timeouts: medians in the hundreds);
+ * docs/m3.md "Fabric samples" says why such scenarios are left out. */
+#define COLLAPSE_MEDIAN 20.0
+
+static size_t n_fg_all(const m3_fpath *r)
+{
+    size_t n = 0;
+    for (int b = 0; b < M3_N_OUT; b++)
+        n += r->feat.n_fg[b];
+    return n;
+}
+
+/* Leaves out the paths of collapsed scenarios (their lines are contiguous)
+ * and counts the scenarios left out. */
+static int drop_collapsed(m3_fpath *v, size_t *n, uint32_t per, size_t *n_dropped,
+                          tl_err *err)
+{
+    size_t kept = 0, i0 = 0;
+    *n_dropped = 0;
+    while (i0 < *n) {
+        size_t i1 = i0, m = 0;
+        while (i1 < *n && v[i1].index / per == v[i0].index / per)
+            m += n_fg_all(&v[i1++]);
+        double *a = malloc((m + 1) * sizeof *a), half = 0.5, med = NAN;
+        if (!a)
+            return tl_err_nomem(err);
+        m = 0;
+        for (size_t i = i0; i < i1; i++) {
+            memcpy(a + m, v[i].sd, n_fg_all(&v[i]) * sizeof *a);
+            m += n_fg_all(&v[i]);
+        }
+        tl_quantiles(a, m, &half, &med, 1, NULL);
+        free(a);
+        int is_out = med > COLLAPSE_MEDIAN;
+        *n_dropped += (size_t)is_out;
+        for (size_t i = i0; i < i1; i++) {
+            if (is_out)
+                m3_fpath_fini(&v[i]);
+            else
+                v[kept++] = v[i];
+        }
+        i0 = i1;
+    }
+    *n = kept;
+    return 0;
+}
+
 static int read_fpaths(const char *path, m3_fpath **out, size_t *n, char *header, size_t hn,
                        tl_err *err)
 {
@@ -209,11 +257,14 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
     if (rc)
         return rc;
     uint32_t per = m3_fabric_per(header);
-    if (!per) {
+    size_t n_read = n, n_collapsed = 0;
+    if (per)
+        rc = drop_collapsed(v, &n, per, &n_collapsed, err);
+    if (!per || rc) {
         for (size_t i = 0; i < n; i++)
             m3_fpath_fini(&v[i]);
         free(v);
-        return tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
+        return rc ? rc : tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
                          "expected the header to name the paths per scenario (\", paths N,\"), "
                          "found \"%.120s\"", header);
     }
@@ -245,6 +296,9 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
         fprintf(log, "paths %zu (held out %zu, every tenth scenario), foreground flows %zu, rows "
                 "%zu training, %zu held out, %d features (schema %d)\n", n, n_valid, n_flows,
                 tr.n_rows, va.n_rows, M3_N_FEATURES, M3_FEATURE_SCHEMA);
+        if (n_collapsed)
+            fprintf(log, "left out: %zu collapsed scenarios (%zu paths; median foreground "
+                    "slowdown above %g)\n", n_collapsed, n_read - n, COLLAPSE_MEDIAN);
         rc = m3_fit_logged(log, &tr, &va, o, &m, err);
     }
     double shift[M3_N_OUT][M3_N_Q];
