@@ -63,7 +63,7 @@ static const struct {
      "            and 6-hop parking lots into DIR/samples.csv; --kind fabric paths drawn\n"
      "            from random 32-rack fabrics into DIR/fabric.csv, 40 a fabric, labelled\n"
      "            by pktsim on each path; --kind fabric-net the same, 200 a fabric,\n"
-     "            labelled by pktsim on the whole fabric (what the shipped model uses).\n"
+     "            labelled by pktsim on the whole fabric (docs/m3.md).\n"
      "            Interrupt it at any time: a second run continues after the last\n"
      "            complete block. Same seed, same file.\n"
      "  train     fits the model on DIR/fabric.csv if there is one, else DIR/samples.csv\n"

@@ -280,6 +280,10 @@ check "m3 --path-pktsim says so" grep -q "pktsim on each path" "$tmp/m3po"
 "$bin" m3 gen-data "$tmp/m3fab" --kind fabric --samples 400 --cc dctcp-rate --quiet >/dev/null
 check "m3 gen-data --kind fabric writes ten scenarios of 40 paths" \
     test "$(grep -vc '^#' "$tmp/m3fab/fabric.csv")" -eq 400
+"$bin" m3 gen-data "$tmp/m3net" --kind fabric-net --samples 1 --seed 4 --cc dctcp-rate --quiet >/dev/null
+check "m3 gen-data --kind fabric-net writes one scenario of 200 paths" \
+    test "$(grep -vc '^#' "$tmp/m3net/fabric.csv")" -eq 200
+check "fabric-net samples say their truth" grep -q "paths 200,.*truth network" "$tmp/m3net/fabric.csv"
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
 check "a fabric-trained model carries its calibration shifts" grep -aq '"shift": \[' "$tmp/m3fab.model"
