@@ -2,11 +2,13 @@
  * the paths the model is asked about at run time carry a handful of
  * foreground flows among thousands of others, which synthetic parking lots
  * with a thousand foreground flows do not resemble. Each block of
- * M3_FABRIC_PATHS lines is one random 32-rack fabric scenario (Table 2 size
- * laws, Table 4 transport, random oversubscription, burstiness and load);
- * its lines are paths drawn uniformly (so every flow is equally likely to be
- * a label), each with the flowsim features the engine computes and the
- * packet-level slowdown of every foreground flow from pktsim on the path. */
+ * M3_FABRIC_PATHS lines (M3_FABRIC_PATHS_NET with network truth) is one
+ * random 32-rack fabric scenario (Table 2 size laws, Table 4 transport,
+ * random oversubscription, burstiness and load); its lines are paths drawn
+ * uniformly (so every flow is equally likely to be a label), each with the
+ * flowsim features the engine computes and the packet-level slowdown of
+ * every foreground flow: from pktsim on the path's parking lot, or with
+ * network truth from one pktsim run of the whole fabric. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>

@@ -55,8 +55,11 @@ static int drop_collapsed(m3_fpath *v, size_t *n, uint32_t per, size_t *n_droppe
         while (i1 < *n && v[i1].index / per == v[i0].index / per)
             m += n_fg_all(&v[i1++]);
         double *a = malloc((m + 1) * sizeof *a), half = 0.5, med = NAN;
-        if (!a)
+        if (!a) { /* keep v[0 .. *n) whole for the caller to free */
+            memmove(v + kept, v + i0, (*n - i0) * sizeof *v);
+            *n = kept + (*n - i0);
             return tl_err_nomem(err);
+        }
         m = 0;
         for (size_t i = i0; i < i1; i++) {
             memcpy(a + m, v[i].sd, n_fg_all(&v[i]) * sizeof *a);
@@ -151,8 +154,7 @@ static int add_rows(m3_dataset *d, const m3_fpath *r, tl_err *err)
 
 /* Calibration of held-out flows per bucket at a few quantiles. */
 static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, uint32_t per,
-                  int n_threads,
-                  const double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+                  int n_threads, const double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
     static const int qs[4] = {3, 5, 9, 11}; /* indices of 50, 90, 99, 99.9% in m3_q */
     fprintf(log, "\nreported flows (held out, not calibrated on) at or below the predicted "
