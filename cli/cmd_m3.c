@@ -10,7 +10,7 @@
 #include "tailor/m3.h"
 
 typedef struct m3_args {
-    const char *dir, *out, *cc, *kind;
+    const char *dir, *out, *cc, *kind, *sizes;
     uint64_t samples, seed, fg_flows, max_flows, trees, depth;
     double eta;
     int n_threads, is_quiet;
@@ -61,6 +61,13 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                 return EXIT_INPUT;
             }
             a->kind = v;
+        } else if (!strcmp(name, "sizes")) {
+            if (strcmp(v, "table2") && strcmp(v, "mixture")) {
+                fprintf(stderr, "tailor m3 %s: --sizes expects table2 or mixture, found '%s'\n",
+                        sub, v);
+                return EXIT_INPUT;
+            }
+            a->sizes = v;
         } else if (!strcmp(name, "eta")) {
             a->eta = strtod(v, &end);
             if (*end || end == v || !(a->eta > 0 && a->eta <= 1)) {
@@ -105,7 +112,7 @@ static int gen_data(int argc, char **argv)
     tl_m3_gen_opts so;
     tl_m3_gen_opts_default(&so);
     m3_args a = {.samples = so.n_samples, .seed = so.seed};
-    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,quiet",
+    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,sizes,quiet",
                &a);
     if (rc)
         return rc;
@@ -132,6 +139,11 @@ static int gen_data(int argc, char **argv)
     uint64_t n_new = 0;
     so.n_samples = a.samples, so.seed = a.seed, so.n_threads = a.n_threads;
     so.is_fabric = !a.kind || !strcmp(a.kind, "parking") ? 0 : !strcmp(a.kind, "fabric") ? 1 : 2;
+    so.is_mixture = a.sizes && !strcmp(a.sizes, "mixture");
+    if (so.is_mixture && !so.is_fabric) {
+        fprintf(stderr, "tailor m3 gen-data: --sizes mixture needs --kind fabric or fabric-net\n");
+        return EXIT_INPUT;
+    }
     rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);
     cli_progress_done(prog);
     if (rc) {

@@ -284,6 +284,12 @@ check "m3 gen-data --kind fabric writes ten scenarios of 40 paths" \
 check "m3 gen-data --kind fabric-net writes one scenario of 200 paths" \
     test "$(grep -vc '^#' "$tmp/m3net/fabric.csv")" -eq 200
 check "fabric-net samples say their truth" grep -q "paths 200,.*truth network" "$tmp/m3net/fabric.csv"
+"$bin" m3 gen-data "$tmp/m3mix" --kind fabric --sizes mixture --samples 40 --cc dctcp-rate --quiet >/dev/null
+check "m3 gen-data --sizes mixture writes one scenario" test "$(grep -vc '^#' "$tmp/m3mix/fabric.csv")" -eq 40
+check "mixture samples say so" grep -q "sizes mixture" "$tmp/m3mix/fabric.csv"
+check "mixture samples leave no size-law file behind" test "$(ls -A "$tmp/m3mix")" = fabric.csv
+"$bin" m3 gen-data "$tmp/m3mix2" --sizes mixture --samples 4 --quiet 2>"$tmp/err" >/dev/null
+check "--sizes mixture without a fabric kind is refused" test $? -eq 2
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
 check "a fabric-trained model carries its calibration shifts" grep -aq '"shift": \[' "$tmp/m3fab.model"

@@ -360,7 +360,7 @@ static void fabric_net_samples(void **state)
     so.only_cc = "dctcp-rate", so.is_net_truth = 1;
     m3_sample cfg;
     char json[2048];
-    assert_int_equal(m3_fabric_scenario(4, 0, &so, &cfg, json, sizeof json, NULL), 0);
+    assert_int_equal(m3_fabric_scenario(4, 0, &so, NULL, &cfg, json, sizeof json, NULL), 0);
     tl_world w;
     assert_int_equal(tl_world_from_json(&w, json, 1, NULL), 0);
     tl_pktsim *sim = tl_pktsim_create(w.topo, w.routes, &w.flows, &cfg.p, cfg.cc, w.sc.seed, NULL);
@@ -405,6 +405,43 @@ static void fabric_net_samples(void **state)
     free(text);
     unlink(path), rmdir(dir);
     free(dir);
+}
+
+/* A mixture-law fabric scenario names its CDF file, which builds a valid
+ * workload whose mean size is the law's (within the sampling noise of a
+ * heavy tail); without the mixture no file is written. */
+static void fabric_mixture_scenario(void **state)
+{
+    (void)state;
+    char *cdf = tu_temp_path(".cdf");
+    m3_synth_opts so;
+    m3_synth_opts_default(&so);
+    so.only_cc = "dctcp-rate";
+    m3_sample cfg;
+    char json[8192];
+    assert_int_equal(m3_fabric_scenario(1, 0, &so, cdf, &cfg, json, sizeof json, NULL), 0);
+    assert_int_equal(access(cdf, F_OK), -1);
+    assert_null(strstr(json, "\"cdf\""));
+    tl_params_fini(&cfg.p);
+    so.is_mixture = 1;
+    assert_int_equal(m3_fabric_scenario(1, 0, &so, cdf, &cfg, json, sizeof json, NULL), 0);
+    assert_non_null(strstr(json, cdf));
+    assert_string_equal(cfg.size_kind, "mixture");
+    tl_world w;
+    assert_int_equal(tl_world_from_json(&w, json, 1, NULL), 0);
+    double sum = 0, n_small = 0;
+    for (size_t i = 0; i < w.flows.n; i++) {
+        sum += (double)w.flows.v[i].size_bytes;
+        n_small += w.flows.v[i].size_bytes <= 5000;
+    }
+    assert_true(w.flows.n > 1000);
+    assert_true(n_small > 0.2 * (double)w.flows.n); /* the small part is there */
+    double mean = sum / (double)w.flows.n;
+    assert_true(mean > 0.5 * cfg.mean_bytes && mean < 2 * cfg.mean_bytes);
+    tl_world_fini(&w);
+    tl_params_fini(&cfg.p);
+    unlink(cdf);
+    free(cdf);
 }
 
 /* Training on fabric paths leaves out a collapsed scenario (median
@@ -578,6 +615,7 @@ int main(void)
         cmocka_unit_test(fabric_samples),
         cmocka_unit_test(fabric_net_samples),
         cmocka_unit_test(fabric_train_drops_collapse),
+        cmocka_unit_test(fabric_mixture_scenario),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
     };

@@ -86,6 +86,7 @@ typedef struct tl_m3_gen_opts {
                           * pktsim on each path; 2: the same, 200 paths a scenario,
                           * labelled by pktsim on the whole fabric; 0: parking lots
                           * (docs/m3.md "Fabric samples") */
+    int is_mixture;      /* fabric samples: two-part size laws instead of Table 2's */
     int n_threads;       /* 0 = all cores */
 } tl_m3_gen_opts;
 void tl_m3_gen_opts_default(tl_m3_gen_opts *o);

@@ -34,8 +34,58 @@ void m3_fpath_fini(m3_fpath *r)
 
 static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
 
-int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_sample *cfg,
-                       char *buf, size_t n, tl_err *err)
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define MIX_DRAWS 20000 /* sizes drawn to tabulate a mixture law */
+#define MIX_POINTS 400  /* points of its CDF file */
+#define MIX_MAX 1e8     /* its largest flow, bytes */
+
+/* A two-part size law (docs/m3.md "Fabric samples"): a share p_small of
+ * small flows, log-normal with sigma 1 and a mean log-uniform in 200 B-5 KB,
+ * the rest Pareto with alpha in 1.1-1.8 and a mean log-uniform in 50 KB-2 MB
+ * (at most MIX_MAX); tabulated as a CDF file at path, its mean into *mean. */
+static int mixture_cdf(tl_rng *r, const char *path, double *mean, tl_err *err)
+{
+    double p_small = uni(r, 0.3, 0.8), m_small = exp(uni(r, log(200.0), log(5e3)));
+    double alpha = uni(r, 1.1, 1.8), m_large = exp(uni(r, log(50e3), log(2e6)));
+    double xm = m_large * (alpha - 1) / alpha, tot = 0;
+    double *v = malloc(MIX_DRAWS * sizeof *v);
+    if (!v)
+        return tl_err_nomem(err);
+    for (int i = 0; i < MIX_DRAWS; i++) {
+        double u = tl_rng_uniform_pos(r), x;
+        if (tl_rng_uniform(r) < p_small) { /* Box-Muller: a standard normal from u */
+            double z = sqrt(-2 * log(u)) * cos(6.283185307179586 * tl_rng_uniform(r));
+            x = m_small * exp(z - 0.5);
+        } else {
+            x = fmin(xm / pow(u, 1 / alpha), MIX_MAX);
+        }
+        v[i] = fmax(1, round(x));
+        tot += v[i];
+    }
+    qsort(v, MIX_DRAWS, sizeof *v, cmp_dbl);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(v);
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot write: %s", strerror(errno));
+    }
+    fprintf(f, "# tailor size cdf v1 (m3 fabric sample, temporary)\n0 0\n");
+    for (int k = 1; k <= MIX_POINTS; k++)
+        fprintf(f, "%.0f %.6f\n", v[(int)((double)k / MIX_POINTS * MIX_DRAWS) - 1],
+                100.0 * k / MIX_POINTS);
+    free(v);
+    *mean = tot / MIX_DRAWS;
+    if (fclose(f) != 0)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
+    return 0;
+}
+
+int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, const char *cdf_path,
+                       m3_sample *cfg, char *buf, size_t n, tl_err *err)
 {
     tl_rng r;
     tl_rng_init(&r, seed, "m3-fabric", scen);
@@ -50,21 +100,30 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_
     static const int over[3] = {1, 2, 4};
     cfg->sigma = uni(&r, 1, 2);
     cfg->target_load = uni(&r, 0.2, 0.8);
-    char shape[64] = "";
+    char shape[64] = "", sizes[4400];
     if (cfg->size_shape > 0)
         snprintf(shape, sizeof shape, ", \"shape\": %.6g", cfg->size_shape);
+    snprintf(sizes, sizeof sizes, "{\"dist\": \"%s\", \"mean_bytes\": %.6g%s}", cfg->size_kind,
+             cfg->mean_bytes, shape);
+    if (o->is_mixture) { /* drawn after the rest, so the other draws stay as they were */
+        int rc2 = mixture_cdf(&r, cdf_path, &cfg->mean_bytes, err);
+        if (rc2)
+            return rc2;
+        snprintf(cfg->size_kind, sizeof cfg->size_kind, "mixture");
+        snprintf(sizes, sizeof sizes, "{\"cdf\": \"%s\"}", cdf_path);
+    }
     snprintf(buf, n,
              "{\"seed\": %llu, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
              "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
              "\"oversubscription\": %d, \"host_link_bps\": \"10Gbps\", "
              "\"fabric_link_bps\": \"40Gbps\", \"link_delay_ns\": 1000}, "
-             "\"workload\": {\"flows\": %d, \"classes\": [{\"sizes\": {\"dist\": \"%s\", "
-             "\"mean_bytes\": %.6g%s}, \"spatial\": {\"type\": \"uniform\"}, "
+             "\"workload\": {\"flows\": %d, \"classes\": [{\"sizes\": %s, "
+             "\"spatial\": {\"type\": \"uniform\"}, "
              "\"arrival\": {\"process\": \"lognormal\", \"sigma\": %.4f}, "
              "\"load\": {\"max_link_load\": %.4f}}]}, \"transport\": {\"cc\": \"%s\"}}",
              (unsigned long long)(tl_mix64(seed ^ (scen + 1)) >> 16), over[tl_rng_below(&r, 3)],
-             (int)fmin(FABRIC_FLOWS, BYTES / cfg->mean_bytes), cfg->size_kind, cfg->mean_bytes,
-             shape, cfg->sigma, cfg->target_load, cfg->cc);
+             (int)fmin(FABRIC_FLOWS, BYTES / cfg->mean_bytes), sizes, cfg->sigma, cfg->target_load,
+             cfg->cc);
     return 0;
 }
 
@@ -162,21 +221,21 @@ static int path_labels(const m3_pathwl *pw, const m3_sample *cfg, uint64_t seed,
 }
 
 /* The lines of scenario scen into recs[0 .. per_scen(o)) (*n_made). */
-static int make_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_fpath *recs,
-                         uint32_t *n_made, tl_err *err)
+static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3_synth_opts *o,
+                         m3_fpath *recs, uint32_t *n_made, tl_err *err)
 {
     *n_made = 0;
     m3_sample cfg;
-    char json[2048];
+    char json[8192], cdf[4200];
+    snprintf(cdf, sizeof cdf, "%s/.sizes-%llu.cdf", dir, (unsigned long long)scen);
     tl_world w;
     m3_paths g;
     memset(&g, 0, sizeof g);
-    int rc = m3_fabric_scenario(seed, scen, o, &cfg, json, sizeof json, err);
+    int rc = m3_fabric_scenario(seed, scen, o, cdf, &cfg, json, sizeof json, err);
+    rc = rc ? rc : tl_world_from_json(&w, json, 1, err);
+    if (o->is_mixture)
+        unlink(cdf); /* the workload is drawn: the law's file has served */
     if (rc) {
-        tl_params_fini(&cfg.p);
-        return rc;
-    }
-    if ((rc = tl_world_from_json(&w, json, 1, err))) {
         tl_params_fini(&cfg.p);
         return rc;
     }
@@ -291,9 +350,10 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     uint32_t per = per_scen(o);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
-             "mean size to %g, bytes %g, quantiles %d%s",
+             "mean size to %g, bytes %g, quantiles %d%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
-             FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q, o->is_net_truth ? ", truth network" : "");
+             FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q, o->is_net_truth ? ", truth network" : "",
+             o->is_mixture ? ", sizes mixture" : "");
     long have = 0;
     FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);
     if (!f)
@@ -311,7 +371,8 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
         uint32_t nb = (uint32_t)(n_scen - at < block ? n_scen - at : block);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
         for (uint32_t j = 0; j < nb; j++)
-            rcs[j] = make_scenario(seed, at + j, o, recs + (size_t)j * per, &made[j], &errs[j]);
+            rcs[j] = make_scenario(dir, seed, at + j, o, recs + (size_t)j * per, &made[j],
+                                   &errs[j]);
         for (uint32_t j = 0; j < nb; j++) {
             if (!rc && rcs[j] && err)
                 *err = errs[j];

@@ -156,6 +156,8 @@ typedef struct m3_synth_opts {
     const char *only_cc;   /* NULL = uniform over dctcp-rate, dcqcn, hpcc, timely */
     int is_net_truth;      /* fabric samples: label paths with the whole fabric's pktsim
                             * slowdowns instead of their own parking lot's */
+    int is_mixture;        /* fabric samples: two-part size laws (small and heavy-tailed
+                            * flows) instead of Table 2's */
 } m3_synth_opts;
 void m3_synth_opts_default(m3_synth_opts *o);
 
@@ -259,9 +261,11 @@ void m3_fpath_write(FILE *f, const m3_fpath *r);
 int m3_fpath_parse(char *line, const char *file, int lineno, m3_fpath *r, tl_err *err);
 /* Scenario `scen` of stream seed: its transport into cfg (cc and params,
  * initialized: tl_params_fini them) and its scenario JSON (without the
- * transport's parameters) into buf. */
-int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, m3_sample *cfg,
-                       char *buf, size_t n, tl_err *err);
+ * transport's parameters) into buf. With o->is_mixture the size law is
+ * written to the CDF file cdf_path, which the JSON names (the caller
+ * removes it once the world is built). */
+int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, const char *cdf_path,
+                       m3_sample *cfg, char *buf, size_t n, tl_err *err);
 /* Scenarios 0..n_scen-1 into dir/fabric.csv, continuing after the complete
  * ones already there (same settings only); the file does not depend on
  * threads or interruptions. */

@@ -26,9 +26,7 @@
 
 void m3_synth_opts_default(m3_synth_opts *o)
 {
-    o->fg_flows = 1000;
-    o->max_flows = 30000;
-    o->only_cc = NULL;
+    *o = (m3_synth_opts){.fg_flows = 1000, .max_flows = 30000};
 }
 
 void m3_sample_fini(m3_sample *s)
