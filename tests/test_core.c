@@ -226,12 +226,6 @@ static void radix_sort_matches_qsort(void **state)
     free(a), free(b), free(tmp);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* tl_quantiles sorts non-negative samples by radix and others by qsort:
  * both give the quantiles of the qsorted copy, with ties, zeros and (in the
  * second case) a negative value among 3,000 samples. */
@@ -251,7 +245,7 @@ static void quantiles_radix_and_qsort_agree(void **state)
         if (neg)
             a[17] = -2;
         memcpy(b, a, N * sizeof *a);
-        qsort(b, N, sizeof *b, cmp_dbl);
+        qsort(b, N, sizeof *b, tl_cmp_double);
         assert_int_equal(tl_quantiles(a, N, qs, got, 7, NULL), 0);
         assert_memory_equal(a, b, N * sizeof *a); /* sorted in place */
         for (int k = 0; k < 7; k++)

@@ -11,6 +11,7 @@
 
 #include "m3/m3_int.h"
 #include "tailor/fileio.h"
+#include "tailor/quantile.h"
 #include "tailor/m3.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
@@ -332,12 +333,6 @@ static void fabric_samples(void **state)
     free(d1), free(d2);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Network truth: every label of scenario 0 is the slowdown of one of its
  * flows in pktsim on the whole fabric with the drawn transport (a label
  * from the path's own parking lot would match none). */
@@ -370,7 +365,7 @@ static void fabric_net_samples(void **state)
     double *all = malloc(w.flows.n * sizeof *all);
     for (size_t i = 0; i < w.flows.n; i++)
         all[i] = tl_slowdown(res[i].fct_ps, res[i].ideal_ps);
-    qsort(all, w.flows.n, sizeof *all, cmp_double);
+    qsort(all, w.flows.n, sizeof *all, tl_cmp_double);
     char *line = strchr(text, '\n') + 1;
     size_t n_checked = 0;
     for (uint32_t l = 0; l < M3_FABRIC_PATHS_NET; l++) {

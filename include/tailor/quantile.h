@@ -12,6 +12,8 @@
 
 #include "tailor/err.h"
 
+/* qsort comparator for doubles, ascending (NaN compares equal to all). */
+int tl_cmp_double(const void *a, const void *b);
 /* q in [0, 1]. Sorts xs in place. n == 0 gives NaN. O(n log n). */
 double tl_quantile_sorted(const double *sorted, size_t n, double q);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
+int tl_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -77,7 +77,7 @@ static void sort_doubles(double *xs, size_t n)
         is_radix = xs[i] >= 0 && !signbit(xs[i]);
     double *tmp = is_radix ? malloc(n * sizeof *tmp) : NULL; /* as much as qsort's merge */
     if (!tmp) {
-        qsort(xs, n, sizeof *xs, cmp_double);
+        qsort(xs, n, sizeof *xs, tl_cmp_double);
         return;
     }
     radix8(xs, tmp, n);

@@ -18,6 +18,7 @@
 #include <errno.h>
 
 #include "m3/m3_int.h"
+#include "tailor/quantile.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
 #include "tailor/world.h"
@@ -33,12 +34,6 @@ void m3_fpath_fini(m3_fpath *r)
 }
 
 static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
-
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 #define MIX_DRAWS 20000 /* sizes drawn to tabulate a mixture law */
 #define MIX_POINTS 400  /* points of its CDF file */
@@ -67,7 +62,7 @@ static int mixture_cdf(tl_rng *r, const char *path, double *mean, tl_err *err)
         v[i] = fmax(1, round(x));
         tot += v[i];
     }
-    qsort(v, MIX_DRAWS, sizeof *v, cmp_dbl);
+    qsort(v, MIX_DRAWS, sizeof *v, tl_cmp_double);
     FILE *f = fopen(path, "w");
     if (!f) {
         free(v);

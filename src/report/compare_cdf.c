@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "tailor/fileio.h"
+#include "tailor/quantile.h"
 
 /* ======================== fct.csv ======================== */
 
@@ -19,12 +20,6 @@
 #define FCT_N_COLS 9
 #define COL_SIZE 3
 #define COL_SLOWDOWN 7
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Appends x to bucket b, doubling its capacity as needed. */
 static int push(tl_slowdowns *s, size_t *cap, int b, double x)
@@ -125,7 +120,7 @@ int tl_slowdowns_load_csv(tl_slowdowns *s, const char *path, tl_err *err)
     }
     for (int b = 0; b < TL_N_BUCKETS; b++)
         if (s->n[b])
-            qsort(s->v[b], s->n[b], sizeof(double), cmp_double);
+            qsort(s->v[b], s->n[b], sizeof(double), tl_cmp_double);
     return 0;
 }
 
