@@ -10,7 +10,7 @@
 #include "tailor/m3.h"
 
 typedef struct m3_args {
-    const char *dir, *out, *cc, *kind, *sizes;
+    const char *dir, *out, *cc, *kind, *sizes, *traffic;
     uint64_t samples, seed, fg_flows, max_flows, trees, depth;
     double eta;
     int n_threads, is_quiet;
@@ -68,6 +68,13 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                 return EXIT_INPUT;
             }
             a->sizes = v;
+        } else if (!strcmp(name, "traffic")) {
+            if (strcmp(v, "uniform") && strcmp(v, "local")) {
+                fprintf(stderr, "tailor m3 %s: --traffic expects uniform or local, found '%s'\n",
+                        sub, v);
+                return EXIT_INPUT;
+            }
+            a->traffic = v;
         } else if (!strcmp(name, "eta")) {
             a->eta = strtod(v, &end);
             if (*end || end == v || !(a->eta > 0 && a->eta <= 1)) {
@@ -112,7 +119,7 @@ static int gen_data(int argc, char **argv)
     tl_m3_gen_opts so;
     tl_m3_gen_opts_default(&so);
     m3_args a = {.samples = so.n_samples, .seed = so.seed};
-    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,sizes,quiet",
+    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,sizes,traffic,quiet",
                &a);
     if (rc)
         return rc;
@@ -142,6 +149,11 @@ static int gen_data(int argc, char **argv)
     so.is_mixture = a.sizes && !strcmp(a.sizes, "mixture");
     if (so.is_mixture && !so.is_fabric) {
         fprintf(stderr, "tailor m3 gen-data: --sizes mixture needs --kind fabric or fabric-net\n");
+        return EXIT_INPUT;
+    }
+    so.is_local = a.traffic && !strcmp(a.traffic, "local");
+    if (so.is_local && !so.is_fabric) {
+        fprintf(stderr, "tailor m3 gen-data: --traffic local needs --kind fabric or fabric-net\n");
         return EXIT_INPUT;
     }
     rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);

@@ -55,7 +55,8 @@ static const struct {
      "  and re-runs only the model (m3.txt §5.4); other engines run the scenario per value.\n"},
     {"m3", cmd_m3, "m3's training pipeline: synthetic path samples, then the correction model",
      "tailor m3 gen-data DIR [--kind parking|fabric|fabric-net] [--samples N] [--seed N]\n"
-     "                       [--sizes table2|mixture] [--threads N] [--fg-flows N]\n"
+     "                       [--sizes table2|mixture] [--traffic uniform|local]\n"
+     "                       [--threads N] [--fg-flows N]\n"
      "                       [--max-flows N] [--cc NAME] [--quiet]\n"
      "tailor m3 train DIR [-o MODEL] [--trees N] [--depth N] [--eta X] [--seed N]\n"
      "                    [--threads N] [--quiet]\n"
@@ -66,7 +67,8 @@ static const struct {
      "            by pktsim on each path; --kind fabric-net the same, 200 a fabric,\n"
      "            labelled by pktsim on the whole fabric (docs/m3.md); --sizes mixture\n"
      "            draws fabric flow sizes from two-part laws (small and heavy-tailed flows)\n"
-     "            instead of Table 2's.\n"
+     "            instead of Table 2's; --traffic local keeps a share 0.2-1 of the flows\n"
+     "            inside their rack in half the fabrics (uniform traffic otherwise).\n"
      "            Interrupt it at any time: a second run continues after the last\n"
      "            complete block. Same seed, same file.\n"
      "  train     fits the model on DIR/fabric.csv if there is one, else DIR/samples.csv\n"

@@ -290,6 +290,14 @@ check "mixture samples say so" grep -q "sizes mixture" "$tmp/m3mix/fabric.csv"
 check "mixture samples leave no size-law file behind" test "$(ls -A "$tmp/m3mix")" = fabric.csv
 "$bin" m3 gen-data "$tmp/m3mix2" --sizes mixture --samples 4 --quiet 2>"$tmp/err" >/dev/null
 check "--sizes mixture without a fabric kind is refused" test $? -eq 2
+"$bin" m3 gen-data "$tmp/m3loc" --kind fabric --traffic local --samples 80 --cc dctcp-rate --quiet >/dev/null
+check "m3 gen-data --traffic local writes two scenarios" test "$(grep -vc '^#' "$tmp/m3loc/fabric.csv")" -eq 80
+check "rack-local samples say so" grep -q "traffic local" "$tmp/m3loc/fabric.csv"
+check "rack-local samples leave no matrix file behind" test "$(ls -A "$tmp/m3loc")" = fabric.csv
+"$bin" m3 gen-data "$tmp/m3loc2" --traffic local --samples 4 --quiet 2>"$tmp/err" >/dev/null
+check "--traffic local without a fabric kind is refused" test $? -eq 2
+"$bin" m3 gen-data "$tmp/m3loc3" --kind fabric --traffic nearby --samples 4 --quiet 2>"$tmp/err" >/dev/null
+check "--traffic with an unknown value is refused" grep -q "expects uniform or local, found 'nearby'" "$tmp/err"
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
 check "a fabric-trained model carries its calibration shifts" grep -aq '"shift": \[' "$tmp/m3fab.model"

@@ -355,7 +355,7 @@ static void fabric_net_samples(void **state)
     so.only_cc = "dctcp-rate", so.is_net_truth = 1;
     m3_sample cfg;
     char json[2048];
-    assert_int_equal(m3_fabric_scenario(4, 0, &so, NULL, &cfg, json, sizeof json, NULL), 0);
+    assert_int_equal(m3_fabric_scenario(4, 0, &so, NULL, NULL, &cfg, json, sizeof json, NULL), 0);
     tl_world w;
     assert_int_equal(tl_world_from_json(&w, json, 1, NULL), 0);
     tl_pktsim *sim = tl_pktsim_create(w.topo, w.routes, &w.flows, &cfg.p, cfg.cc, w.sc.seed, NULL);
@@ -414,12 +414,12 @@ static void fabric_mixture_scenario(void **state)
     so.only_cc = "dctcp-rate";
     m3_sample cfg;
     char json[8192];
-    assert_int_equal(m3_fabric_scenario(1, 0, &so, cdf, &cfg, json, sizeof json, NULL), 0);
+    assert_int_equal(m3_fabric_scenario(1, 0, &so, cdf, NULL, &cfg, json, sizeof json, NULL), 0);
     assert_int_equal(access(cdf, F_OK), -1);
     assert_null(strstr(json, "\"cdf\""));
     tl_params_fini(&cfg.p);
     so.is_mixture = 1;
-    assert_int_equal(m3_fabric_scenario(1, 0, &so, cdf, &cfg, json, sizeof json, NULL), 0);
+    assert_int_equal(m3_fabric_scenario(1, 0, &so, cdf, NULL, &cfg, json, sizeof json, NULL), 0);
     assert_non_null(strstr(json, cdf));
     assert_string_equal(cfg.size_kind, "mixture");
     tl_world w;
@@ -437,6 +437,55 @@ static void fabric_mixture_scenario(void **state)
     tl_params_fini(&cfg.p);
     unlink(cdf);
     free(cdf);
+}
+
+/* With rack-local traffic, about half the scenarios name a rack matrix whose
+ * workload keeps the drawn share of flows inside racks; the others stay
+ * uniform and write no matrix; without the option no scenario is local. */
+static void fabric_local_scenario(void **state)
+{
+    (void)state;
+    char *mat = tu_temp_path(".txt");
+    m3_synth_opts so;
+    m3_synth_opts_default(&so);
+    so.only_cc = "dctcp-rate";
+    m3_sample cfg;
+    char json[16384];
+    int n_local = 0, n_uniform = 0;
+    for (uint64_t scen = 0; scen < 8; scen++) {
+        so.is_local = 0;
+        assert_int_equal(m3_fabric_scenario(1, scen, &so, NULL, mat, &cfg, json, sizeof json,
+                                            NULL), 0);
+        assert_true(cfg.p_local == 0);
+        assert_non_null(strstr(json, "\"spatial\": {\"type\": \"uniform\"}"));
+        tl_params_fini(&cfg.p);
+        so.is_local = 1;
+        assert_int_equal(m3_fabric_scenario(1, scen, &so, NULL, mat, &cfg, json, sizeof json,
+                                            NULL), 0);
+        if (cfg.p_local == 0) {
+            n_uniform++;
+            assert_int_equal(access(mat, F_OK), -1);
+            assert_null(strstr(json, mat));
+            tl_params_fini(&cfg.p);
+            continue;
+        }
+        n_local++;
+        assert_true(cfg.p_local >= 0.2 && cfg.p_local <= 1);
+        assert_non_null(strstr(json, mat));
+        tl_world w;
+        assert_int_equal(tl_world_from_json(&w, json, 1, NULL), 0);
+        double n_in = 0;
+        for (size_t i = 0; i < w.flows.n; i++)
+            n_in += tl_topo_node(w.topo, w.flows.v[i].src)->rack ==
+                    tl_topo_node(w.topo, w.flows.v[i].dst)->rack;
+        assert_true(w.flows.n >= 1000);
+        assert_true(fabs(n_in / (double)w.flows.n - cfg.p_local) < 0.06);
+        tl_world_fini(&w);
+        tl_params_fini(&cfg.p);
+        unlink(mat);
+    }
+    assert_true(n_local >= 1 && n_uniform >= 1);
+    free(mat);
 }
 
 /* Training on fabric paths leaves out a collapsed scenario (median
@@ -611,6 +660,7 @@ int main(void)
         cmocka_unit_test(fabric_net_samples),
         cmocka_unit_test(fabric_train_drops_collapse),
         cmocka_unit_test(fabric_mixture_scenario),
+        cmocka_unit_test(fabric_local_scenario),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
     };

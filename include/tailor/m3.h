@@ -87,6 +87,7 @@ typedef struct tl_m3_gen_opts {
                           * labelled by pktsim on the whole fabric; 0: parking lots
                           * (docs/m3.md "Fabric samples") */
     int is_mixture;      /* fabric samples: two-part size laws instead of Table 2's */
+    int is_local;        /* fabric samples: rack-local traffic in half the scenarios */
     int n_threads;       /* 0 = all cores */
 } tl_m3_gen_opts;
 void tl_m3_gen_opts_default(tl_m3_gen_opts *o);

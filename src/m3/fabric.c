@@ -79,8 +79,26 @@ static int mixture_cdf(tl_rng *r, const char *path, double *mean, tl_err *err)
     return 0;
 }
 
+/* Rack-local traffic (docs/m3.md "Fabric samples"): a 32-rack matrix file at
+ * path that keeps a share p_local of the flows inside their source rack and
+ * spreads the rest evenly over the other racks. */
+static int local_matrix(double p_local, const char *path, tl_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot write: %s", strerror(errno));
+    fprintf(f, "# tailor rack matrix (m3 fabric sample, temporary)\nracks 32\npods 2\n"
+               "pod 0 racks 0-15\npod 1 racks 16-31\n");
+    for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 32; j++)
+            fprintf(f, "%.6g%c", i == j ? p_local : (1 - p_local) / 31, j == 31 ? '\n' : ' ');
+    if (fclose(f) != 0)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
+    return 0;
+}
+
 int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, const char *cdf_path,
-                       m3_sample *cfg, char *buf, size_t n, tl_err *err)
+                       const char *mat_path, m3_sample *cfg, char *buf, size_t n, tl_err *err)
 {
     tl_rng r;
     tl_rng_init(&r, seed, "m3-fabric", scen);
@@ -95,7 +113,7 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
     static const int over[3] = {1, 2, 4};
     cfg->sigma = uni(&r, 1, 2);
     cfg->target_load = uni(&r, 0.2, 0.8);
-    char shape[64] = "", sizes[4400];
+    char shape[64] = "", sizes[4400], spatial[4400] = "{\"type\": \"uniform\"}";
     if (cfg->size_shape > 0)
         snprintf(shape, sizeof shape, ", \"shape\": %.6g", cfg->size_shape);
     snprintf(sizes, sizeof sizes, "{\"dist\": \"%s\", \"mean_bytes\": %.6g%s}", cfg->size_kind,
@@ -107,17 +125,26 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
         snprintf(cfg->size_kind, sizeof cfg->size_kind, "mixture");
         snprintf(sizes, sizeof sizes, "{\"cdf\": \"%s\"}", cdf_path);
     }
+    cfg->p_local = 0;
+    if (o->is_local && tl_rng_uniform(&r) >= 0.5) { /* drawn last, as the mixture */
+        cfg->p_local = uni(&r, 0.2, 1.0);
+        int rc2 = local_matrix(cfg->p_local, mat_path, err);
+        if (rc2)
+            return rc2;
+        snprintf(spatial, sizeof spatial, "{\"type\": \"matrix\", \"matrix\": \"%s\"}",
+                 mat_path);
+    }
     snprintf(buf, n,
              "{\"seed\": %llu, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
              "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
              "\"oversubscription\": %d, \"host_link_bps\": \"10Gbps\", "
              "\"fabric_link_bps\": \"40Gbps\", \"link_delay_ns\": 1000}, "
              "\"workload\": {\"flows\": %d, \"classes\": [{\"sizes\": %s, "
-             "\"spatial\": {\"type\": \"uniform\"}, "
+             "\"spatial\": %s, "
              "\"arrival\": {\"process\": \"lognormal\", \"sigma\": %.4f}, "
              "\"load\": {\"max_link_load\": %.4f}}]}, \"transport\": {\"cc\": \"%s\"}}",
              (unsigned long long)(tl_mix64(seed ^ (scen + 1)) >> 16), over[tl_rng_below(&r, 3)],
-             (int)fmin(FABRIC_FLOWS, BYTES / cfg->mean_bytes), sizes, cfg->sigma, cfg->target_load,
+             (int)fmin(FABRIC_FLOWS, BYTES / cfg->mean_bytes), sizes, spatial, cfg->sigma, cfg->target_load,
              cfg->cc);
     return 0;
 }
@@ -221,15 +248,18 @@ static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3
 {
     *n_made = 0;
     m3_sample cfg;
-    char json[8192], cdf[4200];
+    char json[16384], cdf[4200], mat[4200];
     snprintf(cdf, sizeof cdf, "%s/.sizes-%llu.cdf", dir, (unsigned long long)scen);
+    snprintf(mat, sizeof mat, "%s/.racks-%llu.txt", dir, (unsigned long long)scen);
     tl_world w;
     m3_paths g;
     memset(&g, 0, sizeof g);
-    int rc = m3_fabric_scenario(seed, scen, o, cdf, &cfg, json, sizeof json, err);
+    int rc = m3_fabric_scenario(seed, scen, o, cdf, mat, &cfg, json, sizeof json, err);
     rc = rc ? rc : tl_world_from_json(&w, json, 1, err);
     if (o->is_mixture)
         unlink(cdf); /* the workload is drawn: the law's file has served */
+    if (cfg.p_local > 0)
+        unlink(mat);
     if (rc) {
         tl_params_fini(&cfg.p);
         return rc;
@@ -345,10 +375,10 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     uint32_t per = per_scen(o);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
-             "mean size to %g, bytes %g, quantiles %d%s%s",
+             "mean size to %g, bytes %g, quantiles %d%s%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
              FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q, o->is_net_truth ? ", truth network" : "",
-             o->is_mixture ? ", sizes mixture" : "");
+             o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : "");
     long have = 0;
     FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);
     if (!f)
