@@ -100,66 +100,47 @@ static void quantiles_f(double *xs, size_t n, const double *qs, int nq, float *o
         out[i] = (float)v[i];
 }
 
-/* Slowdowns of the flows in(w, i, hop) grouped by bucket(size), in one
- * counting pass: bucket b's are buf[off[b] .. off[b+1]). */
-static int in_fg(const m3_pathwl *w, size_t i, int hop) { return (void)hop, w->is_fg[i]; }
-static int in_hop(const m3_pathwl *w, size_t i, int hop)
-{
-    return w->flow[i].first <= hop && w->flow[i].last >= hop;
-}
-
-static void group(const m3_pathwl *w, int (*in)(const m3_pathwl *, size_t, int), int hop,
-                  const double *sd, int (*bucket)(uint64_t), int nb, double *buf, size_t *off)
+/* Slowdowns of the flows idx[0..m) grouped by bucket(size), in one
+ * counting pass: bucket b's are buf[off[b] .. off[b+1]), in idx order. */
+static void group(const m3_pathwl *w, const uint32_t *idx, size_t m, const double *sd,
+                  int (*bucket)(uint64_t), int nb, double *buf, size_t *off)
 {
     size_t fill[N_IN + 1] = {0};
-    for (size_t i = 0; i < w->n_flows; i++)
-        if (in(w, i, hop))
-            fill[bucket(w->flow[i].size_bytes) + 1]++;
+    for (size_t j = 0; j < m; j++)
+        fill[bucket(w->flow[idx[j]].size_bytes) + 1]++;
     for (int b = 0; b < nb; b++)
         fill[b + 1] += fill[b];
     memcpy(off, fill, (size_t)(nb + 1) * sizeof *off);
-    for (size_t i = 0; i < w->n_flows; i++)
-        if (in(w, i, hop))
-            buf[fill[bucket(w->flow[i].size_bytes)]++] = sd[i];
+    for (size_t j = 0; j < m; j++)
+        buf[fill[bucket(w->flow[idx[j]].size_bytes)]++] = sd[idx[j]];
 }
 
 /* Per-hop load statistics over the path workload's arrival span. */
-static void hop_stats(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double *load,
-                      uint64_t *n_flows)
+static void hop_stats(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double *load)
 {
     double span_s = w->n_flows > 1
                         ? (double)(w->flow[w->n_flows - 1].start_ps - w->flow[0].start_ps) * 1e-12
                         : 0;
     double bytes[TL_MAX_HOPS] = {0};
-    for (int l = 0; l < w->n_links; l++)
-        n_flows[l] = 0;
     for (size_t i = 0; i < w->n_flows; i++) {
         const tl_fs_path_flow *f = &w->flow[i];
         uint64_t pk = (f->size_bytes + mtu - 1) / mtu;
         double wire = (double)(f->size_bytes + pk * hdr);
-        for (int l = f->first; l <= f->last; l++) {
+        for (int l = f->first; l <= f->last; l++)
             bytes[l] += wire;
-            n_flows[l]++;
-        }
     }
     for (int l = 0; l < w->n_links; l++)
         load[l] = span_s > 0 ? bytes[l] * 8 / (span_s * (double)w->link[l].rate_bps) : 0;
 }
 
-/* Coefficient of variation of the inter-arrival times of hop l's flows. */
-static double iat_cv(const m3_pathwl *w, int l)
+/* Coefficient of variation of the inter-arrival times of the flows idx[0..m)
+ * (in start order). */
+static double iat_cv(const m3_pathwl *w, const uint32_t *idx, size_t m)
 {
     double sum = 0, sum2 = 0, n = 0;
-    int64_t prev = -1;
-    for (size_t i = 0; i < w->n_flows; i++) {
-        const tl_fs_path_flow *f = &w->flow[i];
-        if (f->first > l || f->last < l)
-            continue;
-        if (prev >= 0) {
-            double d = (double)(f->start_ps - prev);
-            sum += d, sum2 += d * d, n++;
-        }
-        prev = f->start_ps;
+    for (size_t j = 1; j < m; j++) {
+        double d = (double)(w->flow[idx[j]].start_ps - w->flow[idx[j - 1]].start_ps);
+        sum += d, sum2 += d * d, n++;
     }
     if (n < 2 || sum <= 0)
         return NAN;
@@ -182,7 +163,9 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
         return err && err->code ? err->code : TL_ENOMEM;
     int rc = tl_flowsim_run(fs, NULL, err);
     double *sd = malloc((n + 1) * sizeof *sd), *buf = malloc((n + 1) * sizeof *buf);
-    if (rc || !sd || !buf) {
+    double *bg = malloc(3 * (n + 1) * sizeof *bg);
+    uint32_t *bn = malloc((n + 1) * sizeof *bn), *fg = malloc((n + 1) * sizeof *fg);
+    if (rc || !sd || !buf || !bg || !bn || !fg) {
         rc = rc ? rc : tl_err_nomem(err);
         goto done;
     }
@@ -192,8 +175,7 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
 
     /* load and burstiness */
     double load[TL_MAX_HOPS] = {0};
-    uint64_t n_hop[TL_MAX_HOPS] = {0};
-    hop_stats(w, mtu, hdr, load, n_hop);
+    hop_stats(w, mtu, hdr, load);
     int busiest = 0, mid = -1;
     double sum = 0;
     for (int l = 0; l < w->n_links; l++) {
@@ -208,28 +190,39 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
     x[F_LOAD_LAST] = (float)load[w->n_links - 1];
     x[F_LOAD_MEAN] = (float)(sum / w->n_links);
     x[F_LOAD_MAX_POS] = w->n_links > 1 ? (float)busiest / (float)(w->n_links - 1) : 0;
-    x[F_IAT_CV_MAX] = (float)iat_cv(w, busiest);
+
+    /* One pass sorts the flows out (the path workload is megabytes at 2M
+     * flows, and a pass per map was a tenth of the run): the busiest link's
+     * flows and the foreground as index lists, the background segments'
+     * slowdowns at the first hop, the last hop and the busiest middle hop. */
+    int hops3[3] = {0, w->n_links - 1, mid};
+    size_t n_bg[3] = {0}, n_bn = 0, n_fgf = 0;
     double bytes_busiest = 0;
-    for (size_t i = 0; i < n; i++)
-        if (w->flow[i].first <= busiest && w->flow[i].last >= busiest)
-            bytes_busiest += (double)w->flow[i].size_bytes;
-    x[F_SIZE_MEAN_MAX] = n_hop[busiest] ? (float)(bytes_busiest / (double)n_hop[busiest] / 1000)
-                                        : NAN;
+    for (size_t i = 0; i < n; i++) {
+        const tl_fs_path_flow *f = &w->flow[i];
+        if (f->first <= busiest && f->last >= busiest) {
+            bn[n_bn++] = (uint32_t)i;
+            bytes_busiest += (double)f->size_bytes;
+        }
+        if (w->is_fg[i]) {
+            fg[n_fgf++] = (uint32_t)i;
+            continue;
+        }
+        for (int k = 0; k < 3; k++)
+            if (hops3[k] >= 0 && f->first <= hops3[k] && f->last >= hops3[k])
+                bg[(size_t)k * (n + 1) + n_bg[k]++] = sd[i];
+    }
+    x[F_IAT_CV_MAX] = (float)iat_cv(w, bn, n_bn);
+    x[F_SIZE_MEAN_MAX] = n_bn ? (float)(bytes_busiest / (double)n_bn / 1000) : NAN;
 
     /* background maps: first hop, last hop, busiest middle hop */
-    int hops3[3] = {0, w->n_links - 1, mid};
-    for (int k = 0; k < 3; k++) {
-        size_t m = 0;
-        for (size_t i = 0; i < n && hops3[k] >= 0; i++)
-            if (!w->is_fg[i] && w->flow[i].first <= hops3[k] && w->flow[i].last >= hops3[k])
-                buf[m++] = sd[i];
-        quantiles_f(buf, m, in_q, 3, x + F_BG + 3 * k);
-    }
+    for (int k = 0; k < 3; k++)
+        quantiles_f(bg + (size_t)k * (n + 1), n_bg[k], in_q, 3, x + F_BG + 3 * k);
 
     /* busiest-link flows: mean, the input-bucket map, the reference */
     double bn_sum = 0;
-    size_t off[N_IN + 1], n_bn = n_hop[busiest];
-    group(w, in_hop, busiest, sd, in_bucket, N_IN, buf, off);
+    size_t off[N_IN + 1];
+    group(w, bn, n_bn, sd, in_bucket, N_IN, buf, off);
     for (int b = 0; b < N_IN; b++) {
         size_t m = off[b + 1] - off[b];
         for (size_t i = off[b]; i < off[b + 1]; i++)
@@ -238,19 +231,19 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
         x[F_BN_FRAC_IN + b] = n_bn ? (float)((double)m / (double)n_bn) : 0;
     }
     x[F_BN_MEAN] = n_bn ? (float)(bn_sum / (double)n_bn) : NAN;
-    group(w, in_hop, busiest, sd, tl_bucket_of, M3_N_OUT, buf, off);
+    group(w, bn, n_bn, sd, tl_bucket_of, M3_N_OUT, buf, off);
     for (int b = 0; b < M3_N_OUT; b++) {
         ft->n_ref[b] = (uint32_t)(off[b + 1] - off[b]);
         quantiles(buf + off[b], ft->n_ref[b], m3_q, M3_N_Q, ft->ref_q[b]);
     }
     /* foreground: flowsim's own estimate (--no-model) and the counts */
-    group(w, in_fg, 0, sd, tl_bucket_of, M3_N_OUT, buf, off);
+    group(w, fg, n_fgf, sd, tl_bucket_of, M3_N_OUT, buf, off);
     for (int b = 0; b < M3_N_OUT; b++) {
         ft->n_fg[b] = (uint32_t)(off[b + 1] - off[b]);
         quantiles(buf + off[b], ft->n_fg[b], m3_q, M3_N_Q, ft->fs_q[b]);
     }
 done:
-    free(sd), free(buf);
+    free(sd), free(buf), free(bg), free(bn), free(fg);
     tl_flowsim_destroy(fs);
     return rc;
 }
