@@ -279,7 +279,7 @@ static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3
         snprintf(fp->cc, sizeof fp->cc, "%s", cfg.cc);
         m3_pathwl pw;
         memset(&pw, 0, sizeof pw);
-        rc = m3_paths_workload(&g, w.topo, &w.flows, sel[i], &pw, err);
+        rc = m3_paths_workload(&g, w.topo, sel[i], &pw, err);
         rc = rc ? rc : m3_features(&pw, &cfg.p, cfg.cc, &fp->feat, err);
         rc = rc                ? rc
              : o->is_net_truth ? net_labels(&g, &w.flows, sel[i], net_sd, fp, err)

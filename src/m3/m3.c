@@ -187,7 +187,7 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
                 continue;
             int rc = 0;
             if (is_new_workloads)
-                rc = m3_paths_workload(&s->g, s->t, s->f, s->sel[k], &s->wl[k], &errs[k]);
+                rc = m3_paths_workload(&s->g, s->t, s->sel[k], &s->wl[k], &errs[k]);
             rc = rc ? rc : m3_features(&s->wl[k], s->p, s->cc, &s->feat[k], &errs[k]);
             if (!rc && s->truth) {
                 uint32_t n_out[M3_N_OUT];

@@ -61,6 +61,20 @@ int m3_pathwl_add(m3_pathwl *w, const tl_fs_path_flow *f, int is_fg, uint16_t sr
  * does not depend on the order flows were added in. */
 int m3_pathwl_sort(m3_pathwl *w, tl_err *err);
 
+/* What building a path workload reads of a flow, in one aligned 32-byte
+ * record: the workloads visit a sparse subset of the flows, where each array
+ * read is a cache miss (the flow, its path id, its path's offset: three
+ * lines; one here). */
+typedef struct m3_flowrec {
+    uint64_t size_bytes;
+    int64_t start_ps;
+    uint32_t path_of;  /* path id */
+    uint32_t path_off; /* its channels: fp.path[path_off .. path_off + hops) */
+    uint32_t hops;
+    uint32_t pad;
+} m3_flowrec;
+_Static_assert(sizeof(m3_flowrec) == 32, "two records per cache line");
+
 /* Flows grouped by their recorded path (the network-wide decomposition). */
 typedef struct m3_paths {
     tl_flow_paths fp;
@@ -68,6 +82,7 @@ typedef struct m3_paths {
     uint32_t *path_of; /* (n_flows) path id of each flow; ids in first-flow order */
     uint32_t *rep;     /* (n_paths) the first flow on each path */
     uint32_t *n_fg;    /* (n_paths) flows on each path (its foreground) */
+    m3_flowrec *rec;   /* (n_flows) what a path workload reads of each flow */
 } m3_paths;
 
 int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *err);
@@ -77,9 +92,10 @@ void m3_paths_fini(m3_paths *g);
  * often (caller frees both). Deterministic in seed. */
 int m3_paths_sample(const m3_paths *g, uint32_t k, uint64_t seed, uint32_t **ids,
                     uint32_t **draws, uint32_t *n_unique, tl_err *err);
-/* Path pid's workload into w (initialized here; fini it). */
-int m3_paths_workload(const m3_paths *g, const tl_topo *t, const tl_flows *f, uint32_t pid,
-                      m3_pathwl *w, tl_err *err);
+/* Path pid's workload into w (initialized here; fini it), from the flows
+ * m3_paths_build recorded in g. */
+int m3_paths_workload(const m3_paths *g, const tl_topo *t, uint32_t pid, m3_pathwl *w,
+                      tl_err *err);
 
 /* ---- network-wide mixture (m3.txt §3.5) ---- */
 

@@ -12,7 +12,7 @@
 void m3_paths_fini(m3_paths *g)
 {
     tl_flow_paths_fini(&g->fp);
-    free(g->path_of), free(g->rep), free(g->n_fg);
+    free(g->path_of), free(g->rep), free(g->n_fg), free(g->rec);
     memset(g, 0, sizeof *g);
 }
 
@@ -39,7 +39,8 @@ int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *e
     g->path_of = malloc((n + 1) * sizeof *g->path_of);
     g->rep = malloc((n + 1) * sizeof *g->rep);
     g->n_fg = malloc((n + 1) * sizeof *g->n_fg);
-    if (!slot || !slot_hash || !g->path_of || !g->rep || !g->n_fg) {
+    g->rec = aligned_alloc(64, ((n + 2) / 2) * 2 * sizeof *g->rec);
+    if (!slot || !slot_hash || !g->path_of || !g->rep || !g->n_fg || !g->rec) {
         free(slot), free(slot_hash);
         m3_paths_fini(g);
         return tl_err_nomem(err);
@@ -68,6 +69,8 @@ int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *e
         }
         g->path_of[i] = slot[s] - 1;
         g->n_fg[slot[s] - 1]++;
+        g->rec[i] = (m3_flowrec){f->v[i].size_bytes, f->v[i].start_ps, slot[s] - 1,
+                                 fp->path_off[i], len, 0};
     }
     free(slot), free(slot_hash);
     return 0;
@@ -118,12 +121,12 @@ int m3_paths_sample(const m3_paths *g, uint32_t k, uint64_t seed, uint32_t **ids
 #define PREFETCH 16
 
 /* Adds flow i's stretches along path P (channels pc[0..np)) to w. */
-static int add_segments(m3_pathwl *w, const tl_topo *t, const tl_flows *f, const m3_paths *g,
-                        size_t i, uint32_t pid, const uint32_t *pc, int np, tl_err *err)
+static int add_segments(m3_pathwl *w, const tl_topo *t, const m3_paths *g, size_t i,
+                        uint32_t pid, const uint32_t *pc, int np, tl_err *err)
 {
-    const tl_flow_paths *fp = &g->fp;
-    const uint32_t *c = fp->path + fp->path_off[i];
-    int h = (int)(fp->path_off[i + 1] - fp->path_off[i]);
+    const m3_flowrec *fr = &g->rec[i];
+    const uint32_t *c = g->fp.path + fr->path_off;
+    int h = (int)fr->hops;
     int pos[TL_MAX_HOPS];
     for (int k = 0; k < h; k++) {
         pos[k] = -1;
@@ -131,7 +134,7 @@ static int add_segments(m3_pathwl *w, const tl_topo *t, const tl_flows *f, const
             if (pc[q] == c[k])
                 pos[k] = q;
     }
-    int is_fg = g->path_of[i] == pid;
+    int is_fg = fr->path_of == pid;
     for (int k = 0; k < h;) {
         if (pos[k] < 0) {
             k++;
@@ -140,8 +143,8 @@ static int add_segments(m3_pathwl *w, const tl_topo *t, const tl_flows *f, const
         int e = k; /* the stretch k..e follows the path link by link */
         while (e + 1 < h && pos[e + 1] == pos[e] + 1)
             e++;
-        tl_fs_path_flow pf = {.size_bytes = f->v[i].size_bytes,
-                              .start_ps = f->v[i].start_ps,
+        tl_fs_path_flow pf = {.size_bytes = fr->size_bytes,
+                              .start_ps = fr->start_ps,
                               .first = (uint16_t)pos[k],
                               .last = (uint16_t)pos[e]};
         /* Access links: the flow's own hops before and after the stretch,
@@ -167,8 +170,8 @@ static int add_segments(m3_pathwl *w, const tl_topo *t, const tl_flows *f, const
     return 0;
 }
 
-int m3_paths_workload(const m3_paths *g, const tl_topo *t, const tl_flows *f, uint32_t pid,
-                      m3_pathwl *w, tl_err *err)
+int m3_paths_workload(const m3_paths *g, const tl_topo *t, uint32_t pid, m3_pathwl *w,
+                      tl_err *err)
 {
     const tl_flow_paths *fp = &g->fp;
     uint32_t o = g->rep[pid];
@@ -206,16 +209,13 @@ int m3_paths_workload(const m3_paths *g, const tl_topo *t, const tl_flows *f, ui
              * path is a cache miss unless asked for ahead (measured: 85% of
              * the workload build, the build a third of a 2M-flow run). */
             if (at[q] + PREFETCH < end[q]) {
-                uint32_t ahead = fp->chan_flows[at[q] + PREFETCH];
-                __builtin_prefetch(&f->v[ahead]);
-                __builtin_prefetch(&fp->path_off[ahead]);
-                __builtin_prefetch(&g->path_of[ahead]);
-                /* its path once path_off is in (fetched PREFETCH / 2 ago) */
-                ahead = fp->chan_flows[at[q] + PREFETCH / 2];
-                __builtin_prefetch(&fp->path[fp->path_off[ahead]]);
+                __builtin_prefetch(&g->rec[fp->chan_flows[at[q] + PREFETCH]]);
+                /* its path once the record is in (fetched PREFETCH / 2 ago) */
+                uint32_t ahead = fp->chan_flows[at[q] + PREFETCH / 2];
+                __builtin_prefetch(&fp->path[g->rec[ahead].path_off]);
             }
         }
-        rc = add_segments(w, t, f, g, i, pid, pc, np, err);
+        rc = add_segments(w, t, g, i, pid, pc, np, err);
     }
     rc = rc ? rc : m3_pathwl_sort(w, err);
     if (rc)
