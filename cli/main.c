@@ -56,8 +56,8 @@ static const struct {
     {"m3", cmd_m3, "m3's training pipeline: synthetic path samples, then the correction model",
      "tailor m3 gen-data DIR [--kind parking|fabric|fabric-net] [--samples N] [--seed N]\n"
      "                       [--sizes table2|mixture] [--traffic uniform|local]\n"
-     "                       [--threads N] [--fg-flows N]\n"
-     "                       [--max-flows N] [--cc NAME] [--quiet]\n"
+     "                       [--threads N] [--fg-flows N] [--max-flows N]\n"
+     "                       [--cc NAME] [--quiet]\n"
      "tailor m3 train DIR [-o MODEL] [--trees N] [--depth N] [--eta X] [--seed N]\n"
      "                    [--threads N] [--quiet]\n"
      "  gen-data  makes samples 0..N-1 (default 4000) with their flowsim features and\n"
