@@ -325,6 +325,11 @@ check "compare takes a summary-only estimate" grep -q "0-1KB" "$tmp/m3c"
     --set switch.kmin_bytes_per_gbps=1KB,3KB --set switch.kmax_bytes_per_gbps=1KB,3KB >"$tmp/m3w"
 check "sweep exits 0" test $? -eq 0
 check "sweep prints one row per value" test "$(grep -c '^  [0-9]' "$tmp/m3w")" -eq 2
+"$bin" sweep "$tmp/m3s.json" --model "$tmp/m3.model" --paths 50 --quiet \
+    --set nic.mtu_bytes=1000,1500 >"$tmp/m3mtu"
+check "a sweep of a knob flowsim reads (MTU) runs" test $? -eq 0
+check "the MTU sweep gives two different rows" \
+    test "$(grep '^  [0-9]' "$tmp/m3mtu" | cut -c8- | sort -u | wc -l)" -eq 2
 "$bin" sweep "$tmp/m3s.json" --set switch.kmin_bytes_per_gbps=1KB 2>"$tmp/err" >/dev/null
 check "sweep without a list of values exits 2" test $? -eq 2
 "$bin" sweep "$tmp/m3s.json" --model "$tmp/m3.model" --set switch.kmin_bytes_per_gbps=1KB,3XB \

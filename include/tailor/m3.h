@@ -52,6 +52,9 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err);
  * reusing the decomposition, the sampled paths and, unless a knob flowsim
  * reads changed, their features. Valid after run. */
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err);
+/* Whether a change of the knob `name` changes flowsim's input, so that a
+ * repredict re-runs flowsim and needs the path workloads (is_keep_workloads). */
+int tl_m3_knob_changes_flowsim(const char *name);
 
 /* The network-wide summary (valid after run): counts are the workload's
  * own flows per bucket; mean and percentiles come from the mixture of the

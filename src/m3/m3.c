@@ -304,6 +304,8 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
     return 0;
 }
 
+int tl_m3_knob_changes_flowsim(const char *name) { return m3_knob_changes_flowsim(name); }
+
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
 {
     if (!s->is_run)
