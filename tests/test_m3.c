@@ -223,6 +223,45 @@ static void idle_path_truth(void **state)
     m3_sample_fini(&s);
 }
 
+/* The reference's queue term: a small flow that starts while two long flows
+ * send across a switch hop gets m3_queue_ps over its ideal time on top of
+ * flowsim's slowdown (its own, fs_q, has none); twice Kmin doubles it, and
+ * HPCC (no standing ECN queue) or a path whose only link is the NIC has none. */
+static void reference_queue_term(void **state)
+{
+    (void)state;
+    double extra[4];
+    for (int v = 0; v < 4; v++) {
+        tl_params p;
+        assert_int_equal(tl_params_init(&p, NULL), 0);
+        if (v == 1)
+            assert_int_equal(tl_params_set(&p, "switch.kmin_bytes_per_gbps",
+                                           2 * tl_params_get(&p, "switch.kmin_bytes_per_gbps"),
+                                           NULL), 0);
+        int n_links = v == 3 ? 1 : 2;
+        m3_pathwl w;
+        assert_int_equal(m3_pathwl_init(&w, n_links, 0, NULL), 0);
+        for (int l = 0; l < n_links; l++)
+            w.link[l] = (tl_fs_link){10000000000ull, 1000000};
+        tl_fs_path_flow f[3] = {
+            {.size_bytes = 1000000, .start_ps = 0, .last = (uint16_t)(n_links - 1)},
+            {.size_bytes = 1000000, .start_ps = 1000, .last = (uint16_t)(n_links - 1)},
+            {.size_bytes = 500, .start_ps = 100000000, .last = (uint16_t)(n_links - 1)}};
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(m3_pathwl_add(&w, &f[i], 1, 0, 0, NULL), 0);
+        m3_feat ft;
+        assert_int_equal(m3_features(&w, &p, v == 2 ? "hpcc" : "dctcp-rate", &ft, NULL), 0);
+        assert_int_equal(ft.n_ref[0], 1); /* the 500 B flow alone in 0-1 KB */
+        extra[v] = ft.ref_q[0][M3_N_Q - 1] - ft.fs_q[0][M3_N_Q - 1];
+        m3_pathwl_fini(&w);
+        tl_params_fini(&p);
+    }
+    assert_true(extra[0] > 1); /* Kmin's half-drain time exceeds a 500 B flow's ideal */
+    assert_true(fabs(extra[1] - 2 * extra[0]) < 1e-9 * extra[0]);
+    assert_true(extra[2] == 0);
+    assert_true(extra[3] == 0);
+}
+
 /* Three samples then six (resumed) equal six at once, and a torn last line
  * is dropped and remade; other settings in the same folder are refused. */
 static void resumable_samples(void **state)
@@ -543,7 +582,8 @@ static int summary_equal(const tl_summary *a, const tl_summary *b)
 
 /* flowsim-only m3 (no model file needed): the same summary on 1 and 2
  * threads; its counts are the workload's own; a repredict under a knob
- * flowsim ignores keeps the uncorrected estimate. */
+ * that neither flowsim nor the reference reads keeps the uncorrected
+ * estimate. */
 static void engine_determinism(void **state)
 {
     (void)state;
@@ -563,7 +603,7 @@ static void engine_determinism(void **state)
         if (t == 1) {
             tl_params p2;
             assert_int_equal(tl_params_copy(&p2, &w.sc.params, NULL), 0);
-            assert_int_equal(tl_params_set(&p2, "switch.kmin_bytes_per_gbps", 500, NULL), 0);
+            assert_int_equal(tl_params_set(&p2, "switch.kmax_bytes_per_gbps", 30000, NULL), 0);
             assert_int_equal(tl_m3_repredict(m, &p2, w.sc.cc, NULL), 0);
             tl_summary s3;
             assert_int_equal(tl_m3_summary(m, &s3, NULL), 0);
@@ -661,6 +701,7 @@ int main(void)
         cmocka_unit_test(fabric_train_drops_collapse),
         cmocka_unit_test(fabric_mixture_scenario),
         cmocka_unit_test(fabric_local_scenario),
+        cmocka_unit_test(reference_queue_term),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
     };

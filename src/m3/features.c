@@ -4,6 +4,7 @@
  * vector (m3.txt Table 4) and per-hop load statistics. Layout in
  * docs/m3.md "Features"; M3_FEATURE_SCHEMA changes whenever it does. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,7 +84,10 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
 
 int m3_knob_changes_flowsim(const char *name)
 {
-    return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes");
+    /* the MTU and headers shape flowsim's ideal times; Kmin the reference's
+     * queue term (m3_queue_ps) */
+    return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes") ||
+           !strcmp(name, "switch.kmin_bytes_per_gbps");
 }
 
 /* Quantiles of xs[0..n) at qs into out (NaN for n == 0); sorts xs. */
@@ -146,6 +150,45 @@ static double iat_cv(const m3_pathwl *w, const uint32_t *idx, size_t m)
         return NAN;
     double mean = sum / n, var = sum2 / n - mean * mean;
     return sqrt(var > 0 ? var : 0) / mean;
+}
+
+double m3_queue_ps(const tl_params *p, const char *cc)
+{
+    if (strcmp(cc, "dctcp") && strcmp(cc, "dctcp-rate") && strcmp(cc, "dcqcn"))
+        return 0; /* HPCC and TIMELY hold no standing ECN queue */
+    /* K KB per Gb/s at r Gb/s drain in K x 8 us whatever r (the training
+     * data were made with this order of operations) */
+    return M3_QUEUE_SHARE * tl_params_get(p, "switch.kmin_bytes_per_gbps") / 1000 * 8e6;
+}
+
+/* The slowdowns of the reference (docs/m3.md "Features"): flowsim shares
+ * links but holds no queues, so in flowsim a small flow takes about its ideal
+ * time however busy its links are. Under DCTCP or DCQCN a flow that arrives
+ * at a switch port where two or more others are sending waits behind the
+ * queue they hold near Kmin. out[i] is sd[i] plus, for each switch hop (path
+ * links 1..; link 0 is the source's NIC, which does not mark) where at least
+ * two other flows are active in flowsim's run at flow i's start, q_ps over
+ * its ideal FCT. Flows are in start order, so at least two earlier flows are
+ * still active exactly when the second latest completion so far is later. */
+static void queue_slowdowns(const m3_pathwl *w, const tl_flow_result *res, double q_ps,
+                            const double *sd, double *out)
+{
+    memcpy(out, sd, w->n_flows * sizeof *out);
+    for (int l = 1; l < w->n_links && q_ps > 0; l++) {
+        int64_t end1 = INT64_MIN, end2 = INT64_MIN; /* the two latest completions */
+        for (size_t i = 0; i < w->n_flows; i++) {
+            const tl_fs_path_flow *f = &w->flow[i];
+            if (f->first > l || f->last < l)
+                continue;
+            if (end2 > f->start_ps)
+                out[i] += q_ps / (double)res[i].ideal_ps;
+            int64_t end = f->start_ps + res[i].fct_ps;
+            if (end > end1)
+                end2 = end1, end1 = end;
+            else if (end > end2)
+                end2 = end;
+        }
+    }
 }
 
 int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
@@ -231,7 +274,10 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
         x[F_BN_FRAC_IN + b] = n_bn ? (float)((double)m / (double)n_bn) : 0;
     }
     x[F_BN_MEAN] = n_bn ? (float)(bn_sum / (double)n_bn) : NAN;
-    group(w, bn, n_bn, sd, tl_bucket_of, M3_N_OUT, buf, off);
+    /* the reference: the busiest link's flows, with the queue term */
+    double *sdq = bg; /* the background maps are done with it */
+    queue_slowdowns(w, res, m3_queue_ps(p, cc), sd, sdq);
+    group(w, bn, n_bn, sdq, tl_bucket_of, M3_N_OUT, buf, off);
     for (int b = 0; b < M3_N_OUT; b++) {
         ft->n_ref[b] = (uint32_t)(off[b + 1] - off[b]);
         quantiles(buf + off[b], ft->n_ref[b], m3_q, M3_N_Q, ft->ref_q[b]);

@@ -114,7 +114,7 @@ void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
 
 /* Version of the feature layout below; a model file records the schema it
  * was trained on and is refused by a build with another. */
-#define M3_FEATURE_SCHEMA 2
+#define M3_FEATURE_SCHEMA 3
 /* Features shared by every row of one path. None counts flows: a fabric path
  * carries a handful of foreground flows among thousands of others, a
  * training sample a thousand, so counts would tell them apart. */
@@ -142,8 +142,15 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
 /* Rewrites only the configuration part of ft.shared (for a sweep over knobs
  * flowsim does not read). */
 void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft);
-/* Knobs flowsim reads: a sweep over any other knob reuses the features. */
+/* Knobs that change flowsim's input or the reference (Kmin, through its
+ * queue term): a sweep over any other knob reuses the features. */
 int m3_knob_changes_flowsim(const char *name);
+/* The reference's queue term: the wait a flow gets at a switch hop where two
+ * or more others are sending (docs/m3.md "Features"): M3_QUEUE_SHARE of the
+ * time a queue of Kmin takes to drain, for DCTCP and DCQCN; 0 for the CCs
+ * that hold no standing queue. */
+#define M3_QUEUE_SHARE 0.5
+double m3_queue_ps(const tl_params *p, const char *cc);
 /* Busiest (which 0), first (1) or last (2) link's offered load. */
 float m3_feat_load(const m3_feat *ft, int which);
 /* The model's input row for (bucket b, quantile index qi). */
