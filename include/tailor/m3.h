@@ -49,12 +49,14 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err);
 
 /* Counterfactual (m3.txt §5.4): predicts again under other transport knobs
  * p (borrowed until the next call or destroy) and congestion control cc,
- * reusing the decomposition, the sampled paths and, unless a knob flowsim
- * reads changed, their features. Valid after run. */
+ * reusing the decomposition, the sampled paths and, unless a knob the
+ * features read changed (tl_m3_knob_changes_features), their features.
+ * Valid after run. */
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err);
-/* Whether a change of the knob `name` changes flowsim's input, so that a
- * repredict re-runs flowsim and needs the path workloads (is_keep_workloads). */
-int tl_m3_knob_changes_flowsim(const char *name);
+/* Whether a change of the knob `name` changes the features (flowsim's input:
+ * MTU, headers; the reference's queue term: Kmin), so that a repredict
+ * re-featurizes and needs the path workloads (is_keep_workloads). */
+int tl_m3_knob_changes_features(const char *name);
 
 /* The network-wide summary (valid after run): counts are the workload's
  * own flows per bucket; mean and percentiles come from the mixture of the

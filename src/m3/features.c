@@ -82,7 +82,7 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
     x[F_MTU] = (float)mtu;
 }
 
-int m3_knob_changes_flowsim(const char *name)
+int m3_knob_changes_features(const char *name)
 {
     /* the MTU and headers shape flowsim's ideal times; Kmin the reference's
      * queue term (m3_queue_ps) */

@@ -304,27 +304,27 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
     return 0;
 }
 
-int tl_m3_knob_changes_flowsim(const char *name) { return m3_knob_changes_flowsim(name); }
+int tl_m3_knob_changes_features(const char *name) { return m3_knob_changes_features(name); }
 
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
 {
     if (!s->is_run)
         return tl_err_set(err, TL_EINVAL, "m3: repredict before run");
-    int is_flowsim = 0;
+    int is_refeaturize = 0;
     for (size_t i = 0; i < tl_params_count(); i++) {
         const char *name = tl_params_def(i)->name;
-        if (m3_knob_changes_flowsim(name) && tl_params_get(p, name) != tl_params_get(s->p, name))
-            is_flowsim = 1;
+        if (m3_knob_changes_features(name) && tl_params_get(p, name) != tl_params_get(s->p, name))
+            is_refeaturize = 1;
     }
     s->p = p;
     snprintf(s->cc, sizeof s->cc, "%s", cc);
     double t0 = tl_wall_s();
     int rc = 0;
-    if ((is_flowsim || s->truth) && !s->o.is_keep_workloads)
-        return tl_err_set(err, TL_EINVAL, "m3: this knob changes flowsim's or pktsim's input "
-                                          "and the path workloads were not kept "
+    if ((is_refeaturize || s->truth) && !s->o.is_keep_workloads)
+        return tl_err_set(err, TL_EINVAL, "m3: this knob changes the features or pktsim's "
+                                          "input and the path workloads were not kept "
                                           "(is_keep_workloads)");
-    if (is_flowsim || s->truth) /* path pktsim reads every knob */
+    if (is_refeaturize || s->truth) /* path pktsim reads every knob */
         rc = featurize(s, 0, NULL, err);
     else
         for (uint32_t k = 0; k < s->n_sel; k++)

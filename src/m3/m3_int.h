@@ -140,11 +140,11 @@ typedef struct m3_feat {
 int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
                 tl_err *err);
 /* Rewrites only the configuration part of ft.shared (for a sweep over knobs
- * flowsim does not read). */
+ * that do not change the rest: !m3_knob_changes_features). */
 void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft);
 /* Knobs that change flowsim's input or the reference (Kmin, through its
  * queue term): a sweep over any other knob reuses the features. */
-int m3_knob_changes_flowsim(const char *name);
+int m3_knob_changes_features(const char *name);
 /* The reference's queue term: the wait a flow gets at a switch hop where two
  * or more others are sending (docs/m3.md "Features"): M3_QUEUE_SHARE of the
  * time a queue of Kmin takes to drain, for DCTCP and DCQCN; 0 for the CCs
