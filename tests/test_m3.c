@@ -48,7 +48,7 @@ static void paths_and_sampling(void **state)
             uint32_t lj = fp->path_off[j + 1] - fp->path_off[j];
             int same = li == lj && !memcmp(fp->path + fp->path_off[i], fp->path + fp->path_off[j],
                                            li * sizeof(uint32_t));
-            assert_int_equal(same, g.path_of[i] == g.path_of[j]);
+            assert_int_equal(same, g.rec[i].path_of == g.rec[j].path_of);
         }
     /* 200,000 draws: each path's share within 5 sigma of its flow share */
     uint32_t *ids, *draws, n_u;
@@ -101,7 +101,7 @@ static void path_workload_recount(void **state)
                     want++; /* a new stretch */
                 prev = pos >= 0 ? pos : -2;
             }
-            want_fg += g.path_of[i] == pid;
+            want_fg += g.rec[i].path_of == pid;
         }
         assert_int_equal(pw.n_flows, want);
         assert_int_equal(pw.n_fg, want_fg);

@@ -204,7 +204,7 @@ static int net_labels(const m3_paths *g, const tl_flows *f, uint32_t pid, const 
         return tl_err_nomem(err);
     for (int b = 0; b < M3_N_OUT; b++)
         for (size_t i = g->rep[pid]; i < f->n; i++)
-            if (g->path_of[i] == pid && tl_bucket_of(f->v[i].size_bytes) == b)
+            if (g->rec[i].path_of == pid && tl_bucket_of(f->v[i].size_bytes) == b)
                 fp->sd[at++] = net_sd[i], seen[b]++;
     for (int b = 0; b < M3_N_OUT; b++)
         if (seen[b] != fp->feat.n_fg[b])

@@ -68,7 +68,7 @@ int m3_pathwl_sort(m3_pathwl *w, tl_err *err);
 typedef struct m3_flowrec {
     uint64_t size_bytes;
     int64_t start_ps;
-    uint32_t path_of;  /* path id */
+    uint32_t path_of;  /* path id; ids in first-flow order */
     uint32_t path_off; /* its channels: fp.path[path_off .. path_off + hops) */
     uint32_t hops;
     uint32_t pad;
@@ -79,10 +79,9 @@ _Static_assert(sizeof(m3_flowrec) == 32, "two records per cache line");
 typedef struct m3_paths {
     tl_flow_paths fp;
     uint32_t n_paths;
-    uint32_t *path_of; /* (n_flows) path id of each flow; ids in first-flow order */
     uint32_t *rep;     /* (n_paths) the first flow on each path */
     uint32_t *n_fg;    /* (n_paths) flows on each path (its foreground) */
-    m3_flowrec *rec;   /* (n_flows) what a path workload reads of each flow */
+    m3_flowrec *rec;   /* (n_flows) each flow: its path id and what a workload reads */
 } m3_paths;
 
 int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *err);

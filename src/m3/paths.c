@@ -12,7 +12,7 @@
 void m3_paths_fini(m3_paths *g)
 {
     tl_flow_paths_fini(&g->fp);
-    free(g->path_of), free(g->rep), free(g->n_fg), free(g->rec);
+    free(g->rep), free(g->n_fg), free(g->rec);
     memset(g, 0, sizeof *g);
 }
 
@@ -36,11 +36,10 @@ int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *e
     /* open addressing: slot -> path id + 1 */
     uint32_t *slot = calloc(cap, sizeof *slot);
     uint64_t *slot_hash = malloc(cap * sizeof *slot_hash);
-    g->path_of = malloc((n + 1) * sizeof *g->path_of);
     g->rep = malloc((n + 1) * sizeof *g->rep);
     g->n_fg = malloc((n + 1) * sizeof *g->n_fg);
     g->rec = aligned_alloc(64, ((n + 2) / 2) * 2 * sizeof *g->rec);
-    if (!slot || !slot_hash || !g->path_of || !g->rep || !g->n_fg || !g->rec) {
+    if (!slot || !slot_hash || !g->rep || !g->n_fg || !g->rec) {
         free(slot), free(slot_hash);
         m3_paths_fini(g);
         return tl_err_nomem(err);
@@ -67,7 +66,6 @@ int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *e
             if (olen == len && !memcmp(fp->path + fp->path_off[o], c, len * sizeof *c))
                 break;
         }
-        g->path_of[i] = slot[s] - 1;
         g->n_fg[slot[s] - 1]++;
         g->rec[i] = (m3_flowrec){f->v[i].size_bytes, f->v[i].start_ps, slot[s] - 1,
                                  fp->path_off[i], len, 0};
@@ -97,7 +95,7 @@ int m3_paths_sample(const m3_paths *g, uint32_t k, uint64_t seed, uint32_t **ids
     tl_rng r;
     tl_rng_init(&r, seed, "m3-paths", 0);
     for (uint32_t d = 0; d < k; d++)
-        pick[d] = g->path_of[tl_rng_below(&r, g->fp.n_flows)];
+        pick[d] = g->rec[tl_rng_below(&r, g->fp.n_flows)].path_of;
     qsort(pick, k, sizeof *pick, cmp_u32);
     uint32_t *cnt = malloc(((size_t)k + 1) * sizeof *cnt);
     if (!cnt) {
