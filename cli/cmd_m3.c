@@ -16,6 +16,20 @@ typedef struct m3_args {
     int n_threads, is_quiet;
 } m3_args;
 
+/* Whether v is a, b or c (c may be NULL); if not, says what --opt expects. */
+static int one_of(const char *sub, const char *opt, const char *v, const char *a, const char *b,
+                  const char *c)
+{
+    if (!strcmp(v, a) || !strcmp(v, b) || (c && !strcmp(v, c)))
+        return 1;
+    if (c)
+        fprintf(stderr, "tailor m3 %s: --%s expects %s, %s or %s, found '%s'\n", sub, opt, a, b,
+                c, v);
+    else
+        fprintf(stderr, "tailor m3 %s: --%s expects %s or %s, found '%s'\n", sub, opt, a, b, v);
+    return 0;
+}
+
 /* Options: a folder, then "--name value" pairs among allowed ("samples,seed"). */
 static int parse(int argc, char **argv, const char *sub, const char *allowed, m3_args *a)
 {
@@ -54,26 +68,16 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
         } else if (!strcmp(name, "cc")) {
             a->cc = v;
         } else if (!strcmp(name, "kind")) {
-            if (strcmp(v, "parking") && strcmp(v, "fabric") && strcmp(v, "fabric-net")) {
-                fprintf(stderr,
-                        "tailor m3 %s: --kind expects parking, fabric or fabric-net, found '%s'\n",
-                        sub, v);
+            if (!one_of(sub, name, v, "parking", "fabric", "fabric-net"))
                 return EXIT_INPUT;
-            }
             a->kind = v;
         } else if (!strcmp(name, "sizes")) {
-            if (strcmp(v, "table2") && strcmp(v, "mixture")) {
-                fprintf(stderr, "tailor m3 %s: --sizes expects table2 or mixture, found '%s'\n",
-                        sub, v);
+            if (!one_of(sub, name, v, "table2", "mixture", NULL))
                 return EXIT_INPUT;
-            }
             a->sizes = v;
         } else if (!strcmp(name, "traffic")) {
-            if (strcmp(v, "uniform") && strcmp(v, "local")) {
-                fprintf(stderr, "tailor m3 %s: --traffic expects uniform or local, found '%s'\n",
-                        sub, v);
+            if (!one_of(sub, name, v, "uniform", "local", NULL))
                 return EXIT_INPUT;
-            }
             a->traffic = v;
         } else if (!strcmp(name, "eta")) {
             a->eta = strtod(v, &end);
@@ -147,13 +151,10 @@ static int gen_data(int argc, char **argv)
     so.n_samples = a.samples, so.seed = a.seed, so.n_threads = a.n_threads;
     so.is_fabric = !a.kind || !strcmp(a.kind, "parking") ? 0 : !strcmp(a.kind, "fabric") ? 1 : 2;
     so.is_mixture = a.sizes && !strcmp(a.sizes, "mixture");
-    if (so.is_mixture && !so.is_fabric) {
-        fprintf(stderr, "tailor m3 gen-data: --sizes mixture needs --kind fabric or fabric-net\n");
-        return EXIT_INPUT;
-    }
     so.is_local = a.traffic && !strcmp(a.traffic, "local");
-    if (so.is_local && !so.is_fabric) {
-        fprintf(stderr, "tailor m3 gen-data: --traffic local needs --kind fabric or fabric-net\n");
+    if ((so.is_mixture || so.is_local) && !so.is_fabric) {
+        fprintf(stderr, "tailor m3 gen-data: --%s needs --kind fabric or fabric-net\n",
+                so.is_mixture ? "sizes mixture" : "traffic local");
         return EXIT_INPUT;
     }
     rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);
