@@ -18,6 +18,7 @@
 #include <errno.h>
 
 #include "m3/m3_int.h"
+#include "tailor/fileio.h"
 #include "tailor/quantile.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
@@ -63,20 +64,17 @@ static int mixture_cdf(tl_rng *r, const char *path, double *mean, tl_err *err)
         tot += v[i];
     }
     qsort(v, MIX_DRAWS, sizeof *v, tl_cmp_double);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        free(v);
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot write: %s", strerror(errno));
-    }
-    fprintf(f, "# tailor size cdf v1 (m3 fabric sample, temporary)\n0 0\n");
-    for (int k = 1; k <= MIX_POINTS; k++)
-        fprintf(f, "%.0f %.6f\n", v[(int)((double)k / MIX_POINTS * MIX_DRAWS) - 1],
-                100.0 * k / MIX_POINTS);
-    free(v);
     *mean = tot / MIX_DRAWS;
-    if (fclose(f) != 0)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
-    return 0;
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
+    if (f) {
+        fprintf(f, "# tailor size cdf v1 (m3 fabric sample, temporary)\n0 0\n");
+        for (int k = 1; k <= MIX_POINTS; k++)
+            fprintf(f, "%.0f %.6f\n", v[(int)((double)k / MIX_POINTS * MIX_DRAWS) - 1],
+                    100.0 * k / MIX_POINTS);
+    }
+    free(v);
+    return f ? tl_afile_commit(&af, err) : err ? err->code : TL_EIO;
 }
 
 /* Rack-local traffic (docs/m3.md "Fabric samples"): a 32-rack matrix file at
@@ -84,17 +82,16 @@ static int mixture_cdf(tl_rng *r, const char *path, double *mean, tl_err *err)
  * spreads the rest evenly over the other racks. */
 static int local_matrix(double p_local, const char *path, tl_err *err)
 {
-    FILE *f = fopen(path, "w");
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
     if (!f)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot write: %s", strerror(errno));
+        return err ? err->code : TL_EIO;
     fprintf(f, "# tailor rack matrix (m3 fabric sample, temporary)\nracks 32\npods 2\n"
                "pod 0 racks 0-15\npod 1 racks 16-31\n");
     for (int i = 0; i < 32; i++)
         for (int j = 0; j < 32; j++)
             fprintf(f, "%.6g%c", i == j ? p_local : (1 - p_local) / 31, j == 31 ? '\n' : ' ');
-    if (fclose(f) != 0)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
-    return 0;
+    return tl_afile_commit(&af, err);
 }
 
 int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, const char *cdf_path,
