@@ -9,8 +9,12 @@
 #include "tailor/fileio.h"
 #include "tailor/m3.h"
 
+#define MAX_DIRS 16
+
 typedef struct m3_args {
-    const char *dir, *out, *cc, *kind, *sizes, *traffic;
+    const char *dir, *dirs[MAX_DIRS]; /* dir = dirs[0]; several only for train */
+    int n_dirs;
+    const char *out, *cc, *kind, *sizes, *traffic;
     uint64_t samples, seed, fg_flows, max_flows, trees, depth;
     double eta;
     int n_threads, is_quiet;
@@ -36,12 +40,18 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
     for (int i = 2; i < argc; i++) {
         const char *s = argv[i];
         if (s[0] != '-') {
-            if (a->dir) {
-                fprintf(stderr, "tailor m3 %s: one folder expected, found '%s' and '%s'\n", sub,
-                        a->dir, s);
+            int max = strcmp(sub, "train") ? 1 : MAX_DIRS;
+            if (a->n_dirs == max) {
+                if (max == 1)
+                    fprintf(stderr, "tailor m3 %s: one folder expected, found '%s' and '%s'\n",
+                            sub, a->dir, s);
+                else
+                    fprintf(stderr, "tailor m3 %s: at most %d folders, found '%s' after them\n",
+                            sub, max, s);
                 return EXIT_INPUT;
             }
-            a->dir = s;
+            a->dirs[a->n_dirs++] = s;
+            a->dir = a->dirs[0];
             continue;
         }
         const char *name = s + (s[1] == '-' ? 2 : 1);
@@ -188,7 +198,7 @@ static int train(int argc, char **argv)
     snprintf(model, sizeof model, "%s", a.out ? a.out : "data/models/m3.model");
     tl_err err;
     tl_err_clear(&err);
-    rc = tl_m3_train(a.dir, model, &to, &err);
+    rc = tl_m3_train(a.dirs, a.n_dirs, model, &to, &err);
     if (rc) {
         cli_print_err("m3 train", &err);
         return cli_exit_code(&err);

@@ -301,6 +301,13 @@ check "--traffic with an unknown value is refused" grep -q "expects uniform or l
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
 check "a fabric-trained model carries its calibration shifts" grep -aq '"shift": \[' "$tmp/m3fab.model"
+"$bin" m3 train "$tmp/m3fab" "$tmp/m3loc" -o "$tmp/m3two.model" --trees 10 --depth 3 --quiet >/dev/null
+check "m3 train takes two folders" test $? -eq 0
+check "a two-folder training reads both folders' paths" grep -q "^paths 480 " "$tmp/m3two.model.log"
+check "a two-folder model records both folders' data" grep -aq "traffic local\"" "$tmp/m3two.model"
+"$bin" m3 train "$tmp/m3fab" "$tmp/m3net" -o "$tmp/m3bad.model" --quiet 2>"$tmp/err" >/dev/null
+check "m3 train refuses folders with other paths per fabric" grep -q "expected 40 paths per scenario" "$tmp/err"
+check "and writes no model" test ! -e "$tmp/m3bad.model"
 "$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3fab.model" --paths 50 -o "$tmp/m3fr" --quiet >/dev/null
 check "run --engine m3 with a fabric-trained model exits 0" test $? -eq 0
 "$bin" m3 gen-data "$tmp/m3h" --samples 12 --fg-flows 300 --max-flows 2000 --cc hpcc --quiet >/dev/null

@@ -262,6 +262,62 @@ static void reference_queue_term(void **state)
     assert_true(extra[3] == 0);
 }
 
+/* The 0-1 KB reference quantile's excess over flowsim's slowdown for a 500 B
+ * flow crossing path links [first, last] of a two-link path (a 100 Gb/s
+ * link, then one of rate1) while n_long 1 MB flows that can each take
+ * 10 Gb/s (their own access link) cross link 1; a 30 MB flow on link 0
+ * makes that link the busiest, so the small flow is in the reference
+ * whichever links it crosses. */
+static double queue_extra(int n_long, uint64_t rate1, uint16_t first, uint16_t last)
+{
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    m3_pathwl w;
+    assert_int_equal(m3_pathwl_init(&w, 2, 0, NULL), 0);
+    w.link[0] = (tl_fs_link){100000000000ull, 1000000};
+    w.link[1] = (tl_fs_link){rate1, 1000000};
+    tl_fs_path_flow big = {.size_bytes = 30000000, .start_ps = 0, .first = 0, .last = 0};
+    assert_int_equal(m3_pathwl_add(&w, &big, 0, 0, 0, NULL), 0);
+    for (int i = 0; i < n_long; i++) {
+        tl_fs_path_flow f = {.size_bytes = 1000000, .start_ps = 1000 * (i + 1), .first = 1,
+                             .last = 1, .src = {10000000000ull, 1000000}};
+        assert_int_equal(m3_pathwl_add(&w, &f, 0, 0, 0, NULL), 0);
+    }
+    tl_fs_path_flow small = {.size_bytes = 500, .start_ps = 100000000, .first = first,
+                             .last = last};
+    assert_int_equal(m3_pathwl_add(&w, &small, 1, 0, 0, NULL), 0);
+    assert_int_equal(m3_pathwl_sort(&w, NULL), 0);
+    m3_feat ft;
+    assert_int_equal(m3_features(&w, &p, "dctcp-rate", &ft, NULL), 0);
+    assert_int_equal(ft.n_ref[0], 1);
+    double extra = ft.ref_q[0][M3_N_Q - 1] - ft.fs_q[0][M3_N_Q - 1]; /* it is the foreground */
+    m3_pathwl_fini(&w);
+    tl_params_fini(&p);
+    return extra;
+}
+
+/* The queue term needs a saturated hop: two flows that can each take
+ * 10 Gb/s leave a 40 Gb/s hop partly idle and hold no queue there, four
+ * fill it, and two fill a 10 Gb/s hop, where one alone holds none. A
+ * reference flow meets the queue at
+ * a hop it does not cross itself (it stands for the foreground, which
+ * crosses every hop; on a rack-local path most of the busiest link's flows
+ * leave the path after the NIC). */
+static void reference_queue_saturation(void **state)
+{
+    (void)state;
+    double two40 = queue_extra(2, 40000000000ull, 0, 1);
+    double four40 = queue_extra(4, 40000000000ull, 0, 1);
+    double two10 = queue_extra(2, 10000000000ull, 0, 1);
+    double one10 = queue_extra(1, 10000000000ull, 0, 1);
+    double probe = queue_extra(2, 10000000000ull, 0, 0);
+    assert_true(fabs(two40) < 1e-6);
+    assert_true(four40 > 1); /* Kmin's half-drain time exceeds a 500 B flow's ideal */
+    assert_true(two10 > 1);
+    assert_true(fabs(one10) < 1e-6); /* one flow at its own rate holds no queue */
+    assert_true(probe > 1);
+}
+
 /* Three samples then six (resumed) equal six at once, and a torn last line
  * is dropped and remade; other settings in the same folder are refused. */
 static void resumable_samples(void **state)
@@ -564,12 +620,21 @@ static void fabric_train_drops_collapse(void **state)
     tl_m3_train_opts o;
     tl_m3_train_opts_default(&o);
     o.n_trees = 3, o.max_depth = 2, o.n_threads = 1;
-    assert_int_equal(tl_m3_train(dir, model, &o, NULL), 0);
+        const char *dirs[2] = {dir, dir};
+    assert_int_equal(tl_m3_train(dirs, 1, model, &o, NULL), 0);
     char log_path[600];
     snprintf(log_path, sizeof log_path, "%s.log", model);
     char *log = tu_read_file(log_path, NULL);
     assert_non_null(strstr(log, "paths 44 (held out 4,"));
     assert_non_null(strstr(log, "left out: 1 collapsed scenarios (4 paths;"));
+    free(log);
+    /* the same folder twice: its scenarios numbered on, so twice the paths,
+     * the held-out ones and the collapsed ones */
+    assert_int_equal(tl_m3_train(dirs, 2, model, &o, NULL), 0);
+    log = tu_read_file(log_path, NULL);
+    assert_non_null(strstr(log, "paths 88 (held out 8,"));
+    assert_non_null(strstr(log, "left out: 2 collapsed scenarios (8 paths;"));
+    assert_non_null(strstr(log, "paths 4, test; tailor m3 fabric paths:"));
     free(log);
     unlink(log_path), unlink(model), unlink(path), rmdir(dir);
     free(dir);
@@ -702,6 +767,7 @@ int main(void)
         cmocka_unit_test(fabric_mixture_scenario),
         cmocka_unit_test(fabric_local_scenario),
         cmocka_unit_test(reference_queue_term),
+        cmocka_unit_test(reference_queue_saturation),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
     };

@@ -109,10 +109,12 @@ typedef struct tl_m3_train_opts {
     int n_threads;               /* 0 = all cores */
 } tl_m3_train_opts;
 void tl_m3_train_opts_default(tl_m3_train_opts *o);
-/* Trains on dir/fabric.csv if there is one (pinball loss on every
- * foreground flow; every tenth scenario held out), else on dir/samples.csv
- * (every tenth sample held out); writes model_path and model_path.log. */
-int tl_m3_train(const char *dir, const char *model_path, const tl_m3_train_opts *o,
-                tl_err *err);
+/* Trains on dirs[0..n_dirs)/fabric.csv if the first folder has one (pinball
+ * loss on every foreground flow; every tenth scenario held out; the folders'
+ * scenarios are numbered on, in the order given), else on the one folder's
+ * samples.csv (every tenth sample held out); writes model_path and
+ * model_path.log. */
+int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
+                const tl_m3_train_opts *o, tl_err *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "m3/m3_int.h"
+#include "tailor/heap.h"
 #include "tailor/quantile.h"
 
 const double m3_q[M3_N_Q] = {0.01, 0.10, 0.25, 0.50, 0.75, 0.90,
@@ -161,34 +162,73 @@ double m3_queue_ps(const tl_params *p, const char *cc)
     return M3_QUEUE_SHARE * tl_params_get(p, "switch.kmin_bytes_per_gbps") / 1000 * 8e6;
 }
 
+/* The rate a flow can take on its own: its slowest link on the path or in
+ * its private access links. */
+static double flow_cap_bps(const m3_pathwl *w, const tl_fs_path_flow *f)
+{
+    double cap = INFINITY;
+    for (int l = f->first; l <= f->last; l++)
+        cap = fmin(cap, (double)w->link[l].rate_bps);
+    if (f->src.rate_bps)
+        cap = fmin(cap, (double)f->src.rate_bps);
+    if (f->dst.rate_bps)
+        cap = fmin(cap, (double)f->dst.rate_bps);
+    return cap;
+}
+
 /* The slowdowns of the reference (docs/m3.md "Features"): flowsim shares
  * links but holds no queues, so in flowsim a small flow takes about its ideal
  * time however busy its links are. Under DCTCP or DCQCN a flow that arrives
- * at a switch port where two or more others are sending waits behind the
- * queue they hold near Kmin. out[i] is sd[i] plus, for each switch hop (path
- * links 1..; link 0 is the source's NIC, which does not mark) where at least
- * two other flows are active in flowsim's run at flow i's start, q_ps over
- * its ideal FCT. Flows are in start order, so at least two earlier flows are
- * still active exactly when the second latest completion so far is later. */
-static void queue_slowdowns(const m3_pathwl *w, const tl_flow_result *res, double q_ps,
-                            const double *sd, double *out)
+ * at a saturated switch port waits behind the queue its senders hold near
+ * Kmin. out[i] is sd[i] plus, for each switch hop of the path (links 1..;
+ * link 0 is the source's NIC, which does not mark) where, at flow i's start
+ * in flowsim's run, at least two other flows that cross the hop are active
+ * and the rates they can take on their own add up to the hop's rate or
+ * more, q_ps over flow i's ideal FCT. (Two flows of 10 Gb/s hosts leave a
+ * 40 Gb/s hop partly idle: counting them made the reference meet queues
+ * on fabric hops that pktsim does not have.) Every flow tests every hop,
+ * including hops it does not cross: the reference stands for the
+ * foreground, which crosses them all, while most of the busiest link's
+ * flows leave the path after it (on a rack-local path the source NIC's
+ * flows go elsewhere; testing only the hops they cross gave the reference a
+ * tenth of the queue hits pktsim gives the foreground). Flows are in start
+ * order; a heap of the hop's completions keeps its active flows. */
+static int queue_slowdowns(const m3_pathwl *w, const tl_flow_result *res, double q_ps,
+                           const double *sd, double *out, tl_err *err)
 {
     memcpy(out, sd, w->n_flows * sizeof *out);
-    for (int l = 1; l < w->n_links && q_ps > 0; l++) {
-        int64_t end1 = INT64_MIN, end2 = INT64_MIN; /* the two latest completions */
+    if (q_ps <= 0 || w->n_links < 2)
+        return 0;
+    double *cap = malloc((w->n_flows + 1) * sizeof *cap);
+    if (!cap)
+        return tl_err_nomem(err);
+    for (size_t i = 0; i < w->n_flows; i++)
+        cap[i] = flow_cap_bps(w, &w->flow[i]);
+    int rc = 0;
+    for (int l = 1; l < w->n_links && !rc; l++) {
+        tl_heap h; /* completions of the hop's active flows */
+        if ((rc = tl_heap_init(&h, 1024, err)))
+            break;
+        double rate = (double)w->link[l].rate_bps, active_bps = 0; /* sums of integers: exact */
         for (size_t i = 0; i < w->n_flows; i++) {
             const tl_fs_path_flow *f = &w->flow[i];
+            tl_event e;
+            while (h.n && tl_heap_peek(&h)->t_ps <= f->start_ps && tl_heap_pop(&h, &e))
+                active_bps -= cap[e.target];
+            if (h.n >= 2 && active_bps >= rate)
+                out[i] += q_ps / (double)res[i].ideal_ps;
             if (f->first > l || f->last < l)
                 continue;
-            if (end2 > f->start_ps)
-                out[i] += q_ps / (double)res[i].ideal_ps;
-            int64_t end = f->start_ps + res[i].fct_ps;
-            if (end > end1)
-                end2 = end1, end1 = end;
-            else if (end > end2)
-                end2 = end;
+            if (!tl_heap_push(&h, f->start_ps + res[i].fct_ps, (uint32_t)i, 0, 0)) {
+                rc = tl_err_nomem(err);
+                break;
+            }
+            active_bps += cap[i];
         }
+        tl_heap_fini(&h);
     }
+    free(cap);
+    return rc;
 }
 
 int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
@@ -276,7 +316,8 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
     x[F_BN_MEAN] = n_bn ? (float)(bn_sum / (double)n_bn) : NAN;
     /* the reference: the busiest link's flows, with the queue term */
     double *sdq = bg; /* the background maps are done with it */
-    queue_slowdowns(w, res, m3_queue_ps(p, cc), sd, sdq);
+    if ((rc = queue_slowdowns(w, res, m3_queue_ps(p, cc), sd, sdq, err)))
+        goto done;
     group(w, bn, n_bn, sdq, tl_bucket_of, M3_N_OUT, buf, off);
     for (int b = 0; b < M3_N_OUT; b++) {
         ft->n_ref[b] = (uint32_t)(off[b + 1] - off[b]);

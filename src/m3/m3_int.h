@@ -113,7 +113,7 @@ void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
 
 /* Version of the feature layout below; a model file records the schema it
  * was trained on and is refused by a build with another. */
-#define M3_FEATURE_SCHEMA 3
+#define M3_FEATURE_SCHEMA 4
 /* Features shared by every row of one path. None counts flows: a fabric path
  * carries a handful of foreground flows among thousands of others, a
  * training sample a thousand, so counts would tell them apart. */
@@ -308,9 +308,10 @@ void m3_cc_add(char *list, size_t cap, const char *cc);
 int m3_fit_logged(FILE *log, const struct m3_dataset *tr, const struct m3_dataset *va,
                   const struct m3_train_opts *o, struct m3_model **m, tl_err *err);
 int m3_log_finish(struct tl_afile *af, FILE *log, int rc, tl_err *err);
-/* Trains on dir/fabric.csv (pinball loss), writes model_path and its log. */
-int m3_train_fabric(const char *dir, const char *model_path, const struct m3_train_opts *o,
-                    tl_err *err);
+/* Trains on dirs[0..n_dirs)/fabric.csv (pinball loss), writes model_path and
+ * its log. */
+int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
+                    const struct m3_train_opts *o, tl_err *err);
 
 /* Trains on dir/samples.csv and writes model_path and model_path.log (data
  * size, options, RMSE per 50 rounds, held-out p99 error per bucket). */

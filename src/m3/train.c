@@ -244,15 +244,22 @@ void tl_m3_train_opts_default(tl_m3_train_opts *o)
     *o = (tl_m3_train_opts){d.n_trees, d.max_depth, d.eta, d.seed, d.n_threads};
 }
 
-int tl_m3_train(const char *dir, const char *model_path, const tl_m3_train_opts *o, tl_err *err)
+int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
+                const tl_m3_train_opts *o, tl_err *err)
 {
     m3_train_opts d;
     m3_train_opts_default(&d);
     d.n_trees = o->n_trees, d.max_depth = o->max_depth, d.eta = o->eta, d.seed = o->seed;
     d.n_threads = o->n_threads;
+    if (n_dirs < 1)
+        return tl_err_set(err, TL_EINVAL, "m3 train: no samples folder");
     char fabric[4096];
-    snprintf(fabric, sizeof fabric, "%s/fabric.csv", dir);
+    snprintf(fabric, sizeof fabric, "%s/fabric.csv", dirs[0]);
     if (access(fabric, F_OK) == 0)
-        return m3_train_fabric(dir, model_path, &d, err);
-    return m3_train_dir(dir, model_path, &d, err);
+        return m3_train_fabric(dirs, n_dirs, model_path, &d, err);
+    if (n_dirs > 1)
+        return tl_err_at(err, TL_EINVAL, fabric, 0, 0, NULL,
+                         "expected fabric paths (several folders train together only on "
+                         "`tailor m3 gen-data --kind fabric` samples), found none");
+    return m3_train_dir(dirs[0], model_path, &d, err);
 }

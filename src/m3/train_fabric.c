@@ -128,6 +128,62 @@ static int read_fpaths(const char *path, m3_fpath **out, size_t *n, char *header
     return 0;
 }
 
+static void free_fpaths(m3_fpath *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        m3_fpath_fini(&v[i]);
+    free(v);
+}
+
+/* Reads every folder's fabric.csv into one list. The folders must agree on
+ * the paths per scenario (*per); each folder's scenarios are numbered on
+ * after the previous folder's, so the collapse check and the held-out split
+ * (every tenth scenario) see whole scenarios. headers gets the files'
+ * headers without their "# ", separated by "; ". */
+static int read_folders(const char *const *dirs, int n_dirs, m3_fpath **out, size_t *n,
+                        uint32_t *per, char *headers, size_t hn, tl_err *err)
+{
+    *out = NULL, *n = 0, *per = 0, headers[0] = 0;
+    uint64_t base = 0;
+    for (int k = 0; k < n_dirs; k++) {
+        char path[4096], header[512] = "";
+        snprintf(path, sizeof path, "%s/fabric.csv", dirs[k]);
+        m3_fpath *v = NULL, *all = NULL;
+        size_t m = 0;
+        int rc = read_fpaths(path, &v, &m, header, sizeof header, err);
+        uint32_t per_k = rc ? 0 : m3_fabric_per(header);
+        if (!rc && !per_k)
+            rc = tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
+                           "expected the header to name the paths per scenario (\", paths N,\"), "
+                           "found \"%.120s\"", header);
+        else if (!rc && k && per_k != *per)
+            rc = tl_err_at(err, TL_EINVAL, path, 1, 1, NULL,
+                           "expected %u paths per scenario, as %s/fabric.csv has, found %u",
+                           *per, dirs[0], per_k);
+        if (!rc && !(all = realloc(*out, (*n + m + 1) * sizeof *all)))
+            rc = tl_err_nomem(err);
+        if (rc) {
+            free_fpaths(v, m);
+            free_fpaths(*out, *n);
+            *out = NULL, *n = 0;
+            return rc;
+        }
+        *per = per_k;
+        uint64_t last = 0;
+        for (size_t i = 0; i < m; i++) {
+            last = v[i].index > last ? v[i].index : last;
+            v[i].index += base;
+        }
+        memcpy(all + *n, v, m * sizeof *v);
+        free(v);
+        *out = all, *n += m;
+        base += (last / per_k + 1) * per_k;
+        size_t used = strlen(headers);
+        snprintf(headers + used, hn - used, "%s%s", k ? "; " : "", header + 2);
+    }
+    return 0;
+}
+
 static int usable(const m3_fpath *r, int b, int q, double sd)
 {
     double ref = r->feat.ref_q[b][q];
@@ -247,28 +303,21 @@ static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, uint32_t pe
     return rc;
 }
 
-int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts *o,
-                    tl_err *err)
+int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
+                    const m3_train_opts *o, tl_err *err)
 {
-    char path[4096], log_path[4200], header[512] = "";
-    snprintf(path, sizeof path, "%s/fabric.csv", dir);
+    char log_path[4200], header[2048];
     snprintf(log_path, sizeof log_path, "%s.log", model_path);
     m3_fpath *v = NULL;
     size_t n = 0;
-    int rc = read_fpaths(path, &v, &n, header, sizeof header, err);
+    uint32_t per = 0;
+    int rc = read_folders(dirs, n_dirs, &v, &n, &per, header, sizeof header, err);
     if (rc)
         return rc;
-    uint32_t per = m3_fabric_per(header);
     size_t n_read = n, n_collapsed = 0;
-    if (per)
-        rc = drop_collapsed(v, &n, per, &n_collapsed, err);
-    if (!per || rc) {
-        for (size_t i = 0; i < n; i++)
-            m3_fpath_fini(&v[i]);
-        free(v);
-        return rc ? rc : tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
-                         "expected the header to name the paths per scenario (\", paths N,\"), "
-                         "found \"%.120s\"", header);
+    if ((rc = drop_collapsed(v, &n, per, &n_collapsed, err))) {
+        free_fpaths(v, n);
+        return rc;
     }
     m3_dataset tr, va;
     memset(&tr, 0, sizeof tr), memset(&va, 0, sizeof va);
@@ -284,7 +333,7 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
         rc = add_rows(is_valid_scenario(v[i].index, per) ? &va : &tr, &v[i], err);
     }
     if (!rc && (!tr.n_rows || !va.n_rows))
-        rc = tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
+        rc = tl_err_at(err, TL_EINVAL, dirs[0], 0, 0, NULL,
                        "%zu paths give %zu training and %zu held-out rows; both must be > 0 "
                        "(make at least ten fabric scenarios)", n, tr.n_rows, va.n_rows);
     tl_afile af;
@@ -294,7 +343,7 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
         rc = err->code;
     if (!rc) {
         fprintf(log, "m3 model training log (tailor m3 train, fabric paths, pinball loss)\n%s\n",
-                header + 2);
+                header);
         fprintf(log, "paths %zu (held out %zu, every tenth scenario), foreground flows %zu, rows "
                 "%zu training, %zu held out, %d features (schema %d)\n", n, n_valid, n_flows,
                 tr.n_rows, va.n_rows, M3_N_FEATURES, M3_FEATURE_SCHEMA);
@@ -316,7 +365,7 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
     }
     rc = rc ? rc : report(log, m, v, n, per, o->n_threads, shift, err);
     if (!rc) {
-        char meta[4096], sh[2048] = "";
+        char meta[8192], sh[2048] = "";
         for (int b = 0; b < M3_N_OUT; b++)
             for (int q = 0; q < M3_N_Q; q++)
                 snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%.6g",
@@ -325,14 +374,12 @@ int m3_train_fabric(const char *dir, const char *model_path, const m3_train_opts
                  "{\"paths\": %zu, \"train_rows\": %zu, \"valid_rows\": %zu, \"trees\": %u, "
                  "\"depth\": %u, \"eta\": %g, \"loss\": \"pinball\", \"ccs\": \"%s\", "
                  "\"shift\": [%s], \"data\": \"%s\"}",
-                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, sh, header + 2);
+                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, sh, header);
         rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
     }
     rc = m3_log_finish(&af, log, rc, err);
     m3_model_destroy(m);
     m3_dataset_fini(&tr), m3_dataset_fini(&va);
-    for (size_t i = 0; i < n; i++)
-        m3_fpath_fini(&v[i]);
-    free(v);
+    free_fpaths(v, n);
     return rc;
 }
