@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "m3/m3_int.h"
-#include "tailor/heap.h"
 #include "tailor/quantile.h"
 
 const double m3_q[M3_N_Q] = {0.01, 0.10, 0.25, 0.50, 0.75, 0.90,
@@ -166,14 +165,54 @@ double m3_queue_ps(const tl_params *p, const char *cc)
  * its private access links. */
 static double flow_cap_bps(const m3_pathwl *w, const tl_fs_path_flow *f)
 {
-    double cap = INFINITY;
+    uint64_t cap = UINT64_MAX; /* (fmin is a library call here: integers) */
     for (int l = f->first; l <= f->last; l++)
-        cap = fmin(cap, (double)w->link[l].rate_bps);
-    if (f->src.rate_bps)
-        cap = fmin(cap, (double)f->src.rate_bps);
-    if (f->dst.rate_bps)
-        cap = fmin(cap, (double)f->dst.rate_bps);
-    return cap;
+        cap = w->link[l].rate_bps < cap ? w->link[l].rate_bps : cap;
+    if (f->src.rate_bps && f->src.rate_bps < cap)
+        cap = f->src.rate_bps;
+    if (f->dst.rate_bps && f->dst.rate_bps < cap)
+        cap = f->dst.rate_bps;
+    return (double)cap;
+}
+/* A hop's latest completions so far, latest first, kept only as far as the
+ * shortest prefix of at least two flows whose rates add up to the hop's
+ * (is_full once there is one). The flows active at a time t are a prefix
+ * of all completions ordered so, so the hop is saturated at t exactly when
+ * that shortest prefix is full and its last completion is after t; what
+ * lies beyond it can never matter. It holds about rate / (a flow's rate)
+ * entries: four on a 40 Gb/s hop of 10 Gb/s hosts. */
+typedef struct hop_ends {
+    int64_t *end;
+    double *cap, rate;
+    size_t n, room;
+    int is_full;
+} hop_ends;
+
+static int hop_ends_add(hop_ends *h, int64_t end, double cap, tl_err *err)
+{
+    if (h->n == h->room) {
+        size_t room = h->room ? 2 * h->room : 8;
+        int64_t *e = realloc(h->end, room * sizeof *e);
+        if (e)
+            h->end = e;
+        double *c = e ? realloc(h->cap, room * sizeof *c) : NULL;
+        if (!c)
+            return tl_err_nomem(err);
+        h->cap = c, h->room = room;
+    }
+    size_t i = h->n++;
+    for (; i > 0 && h->end[i - 1] < end; i--) /* starts are in order: ends mostly come late */
+        h->end[i] = h->end[i - 1], h->cap[i] = h->cap[i - 1];
+    h->end[i] = end, h->cap[i] = cap;
+    double sum = 0; /* sums of whole bits per second: exact */
+    for (size_t k = 0; k < h->n; k++) {
+        sum += h->cap[k];
+        if (k >= 1 && sum >= h->rate) {
+            h->n = k + 1, h->is_full = 1;
+            break;
+        }
+    }
+    return 0;
 }
 
 /* The slowdowns of the reference (docs/m3.md "Features"): flowsim shares
@@ -191,43 +230,32 @@ static double flow_cap_bps(const m3_pathwl *w, const tl_fs_path_flow *f)
  * foreground, which crosses them all, while most of the busiest link's
  * flows leave the path after it (on a rack-local path the source NIC's
  * flows go elsewhere; testing only the hops they cross gave the reference a
- * tenth of the queue hits pktsim gives the foreground). Flows are in start
- * order; a heap of the hop's completions keeps its active flows. */
+ * tenth of the queue hits pktsim gives the foreground). One pass in start
+ * order. */
 static int queue_slowdowns(const m3_pathwl *w, const tl_flow_result *res, double q_ps,
                            const double *sd, double *out, tl_err *err)
 {
     memcpy(out, sd, w->n_flows * sizeof *out);
     if (q_ps <= 0 || w->n_links < 2)
         return 0;
-    double *cap = malloc((w->n_flows + 1) * sizeof *cap);
-    if (!cap)
-        return tl_err_nomem(err);
-    for (size_t i = 0; i < w->n_flows; i++)
-        cap[i] = flow_cap_bps(w, &w->flow[i]);
+    hop_ends h[TL_MAX_HOPS];
+    memset(h, 0, sizeof h);
+    for (int l = 1; l < w->n_links; l++)
+        h[l].rate = (double)w->link[l].rate_bps;
     int rc = 0;
-    for (int l = 1; l < w->n_links && !rc; l++) {
-        tl_heap h; /* completions of the hop's active flows */
-        if ((rc = tl_heap_init(&h, 1024, err)))
-            break;
-        double rate = (double)w->link[l].rate_bps, active_bps = 0; /* sums of integers: exact */
-        for (size_t i = 0; i < w->n_flows; i++) {
-            const tl_fs_path_flow *f = &w->flow[i];
-            tl_event e;
-            while (h.n && tl_heap_peek(&h)->t_ps <= f->start_ps && tl_heap_pop(&h, &e))
-                active_bps -= cap[e.target];
-            if (h.n >= 2 && active_bps >= rate)
+    for (size_t i = 0; i < w->n_flows && !rc; i++) {
+        const tl_fs_path_flow *f = &w->flow[i];
+        for (int l = 1; l < w->n_links; l++)
+            if (h[l].is_full && h[l].end[h[l].n - 1] > f->start_ps)
                 out[i] += q_ps / (double)res[i].ideal_ps;
-            if (f->first > l || f->last < l)
-                continue;
-            if (!tl_heap_push(&h, f->start_ps + res[i].fct_ps, (uint32_t)i, 0, 0)) {
-                rc = tl_err_nomem(err);
-                break;
-            }
-            active_bps += cap[i];
-        }
-        tl_heap_fini(&h);
+        if (f->last < 1)
+            continue;
+        double cap = flow_cap_bps(w, f);
+        for (int l = f->first > 1 ? f->first : 1; l <= f->last && !rc; l++)
+            rc = hop_ends_add(&h[l], f->start_ps + res[i].fct_ps, cap, err);
     }
-    free(cap);
+    for (int l = 1; l < w->n_links; l++)
+        free(h[l].end), free(h[l].cap);
     return rc;
 }
 
