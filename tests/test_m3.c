@@ -318,6 +318,38 @@ static void reference_queue_saturation(void **state)
     assert_true(probe > 1);
 }
 
+/* A kept reference re-queued under another Kmin has exactly the reference
+ * quantiles that featurizing under that Kmin gives (so a Kmin sweep need not
+ * re-run flowsim), they differ from the first Kmin's, and re-queuing under
+ * the first Kmin gives its quantiles back bit for bit. */
+static void reference_requeue(void **state)
+{
+    (void)state;
+    m3_synth_opts o;
+    m3_synth_opts_default(&o);
+    o.fg_flows = 300, o.max_flows = 4000, o.only_cc = "dctcp-rate";
+    m3_sample a;
+    assert_int_equal(m3_synth_draw(&a, 5, 7, &o, NULL), 0);
+    tl_params p2;
+    assert_int_equal(tl_params_copy(&p2, &a.p, NULL), 0);
+    double k0 = tl_params_get(&a.p, "switch.kmin_bytes_per_gbps");
+    assert_int_equal(tl_params_set(&p2, "switch.kmin_bytes_per_gbps", 3 * k0, NULL), 0);
+    m3_feat f1, f1_again, f2;
+    m3_refkeep keep;
+    memset(&keep, 0, sizeof keep);
+    assert_int_equal(m3_features_keep(&a.w, &a.p, a.cc, &f1, &keep, NULL), 0);
+    assert_int_equal(m3_features(&a.w, &p2, a.cc, &f2, NULL), 0);
+    f1_again = f1;
+    assert_int_equal(m3_feat_requeue(&f1, &keep, m3_queue_ps(&p2, a.cc), NULL), 0);
+    assert_memory_equal(f1.ref_q, f2.ref_q, sizeof f1.ref_q);
+    assert_true(memcmp(f1.ref_q, f1_again.ref_q, sizeof f1.ref_q) != 0);
+    assert_int_equal(m3_feat_requeue(&f1, &keep, m3_queue_ps(&a.p, a.cc), NULL), 0);
+    assert_memory_equal(f1.ref_q, f1_again.ref_q, sizeof f1.ref_q);
+    m3_refkeep_fini(&keep);
+    tl_params_fini(&p2);
+    m3_sample_fini(&a);
+}
+
 /* Three samples then six (resumed) equal six at once, and a torn last line
  * is dropped and remade; other settings in the same folder are refused. */
 static void resumable_samples(void **state)
@@ -768,6 +800,7 @@ int main(void)
         cmocka_unit_test(fabric_local_scenario),
         cmocka_unit_test(reference_queue_term),
         cmocka_unit_test(reference_queue_saturation),
+        cmocka_unit_test(reference_requeue),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
     };

@@ -30,6 +30,9 @@ typedef struct tl_m3_opts {
     int is_keep_workloads;  /* keep the path workloads after featurizing, for a
                              * repredict that re-runs flowsim or path pktsim
                              * (sweeps); else they are freed path by path */
+    int is_keep_reference;  /* keep each drawn path's reference flows (their
+                             * flowsim slowdowns and saturated hops), for a
+                             * repredict under another Kmin (sweeps) */
     int is_path_pktsim;     /* pktsim on each drawn path instead of flowsim and
                              * the model: the decomposition's own error (m3's
                              * "ns-3 path" ablation; slow) */
@@ -49,14 +52,18 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err);
 
 /* Counterfactual (m3.txt §5.4): predicts again under other transport knobs
  * p (borrowed until the next call or destroy) and congestion control cc,
- * reusing the decomposition, the sampled paths and, unless a knob the
- * features read changed (tl_m3_knob_changes_features), their features.
+ * reusing the decomposition, the sampled paths and, unless a knob flowsim
+ * reads changed (tl_m3_knob_changes_features), their flowsim runs.
  * Valid after run. */
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err);
-/* Whether a change of the knob `name` changes the features (flowsim's input:
- * MTU, headers; the reference's queue term: Kmin), so that a repredict
- * re-featurizes and needs the path workloads (is_keep_workloads). */
+/* Whether a change of the knob `name` changes flowsim's input (MTU,
+ * headers), so that a repredict re-featurizes and needs the path workloads
+ * (is_keep_workloads). */
 int tl_m3_knob_changes_features(const char *name);
+/* Whether it changes only the reference's queue term (Kmin), so that a
+ * repredict re-queues the kept reference (is_keep_reference) without
+ * re-running flowsim. */
+int tl_m3_knob_changes_reference(const char *name);
 
 /* The network-wide summary (valid after run): counts are the workload's
  * own flows per bucket; mean and percentiles come from the mixture of the

@@ -84,10 +84,8 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
 
 int m3_knob_changes_features(const char *name)
 {
-    /* the MTU and headers shape flowsim's ideal times; Kmin the reference's
-     * queue term (m3_queue_ps) */
-    return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes") ||
-           !strcmp(name, "switch.kmin_bytes_per_gbps");
+    /* the MTU and headers shape flowsim's ideal times */
+    return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes");
 }
 
 /* Quantiles of xs[0..n) at qs into out (NaN for n == 0); sorts xs. */
@@ -216,28 +214,27 @@ static int hop_ends_add(hop_ends *h, int64_t end, double cap, tl_err *err)
 }
 
 /* The slowdowns of the reference (docs/m3.md "Features"): flowsim shares
- * links but holds no queues, so in flowsim a small flow takes about its ideal
- * time however busy its links are. Under DCTCP or DCQCN a flow that arrives
- * at a saturated switch port waits behind the queue its senders hold near
- * Kmin. out[i] is sd[i] plus, for each switch hop of the path (links 1..;
- * link 0 is the source's NIC, which does not mark) where, at flow i's start
- * in flowsim's run, at least two other flows that cross the hop are active
- * and the rates they can take on their own add up to the hop's rate or
- * more, q_ps over flow i's ideal FCT. (Two flows of 10 Gb/s hosts leave a
- * 40 Gb/s hop partly idle: counting them made the reference meet queues
- * on fabric hops that pktsim does not have.) Every flow tests every hop,
- * including hops it does not cross: the reference stands for the
- * foreground, which crosses them all, while most of the busiest link's
- * flows leave the path after it (on a rack-local path the source NIC's
- * flows go elsewhere; testing only the hops they cross gave the reference a
- * tenth of the queue hits pktsim gives the foreground). One pass in start
- * order. */
-static int queue_slowdowns(const m3_pathwl *w, const tl_flow_result *res, double q_ps,
-                           const double *sd, double *out, tl_err *err)
+ * links but holds no queues, so in flowsim a small flow takes about its
+ * ideal time however busy its links are. Under DCTCP or DCQCN a flow that
+ * arrives at a saturated switch port waits behind the queue its senders hold
+ * near Kmin, and the reference adds m3_queue_ps over the flow's ideal FCT
+ * per such hop. hits[i] counts the switch hops of the path (links 1..; link
+ * 0 is the source's NIC, which does not mark) where, at flow i's start in
+ * flowsim's run, at least two other flows that cross the hop are active and
+ * the rates they can take on their own add up to the hop's rate or more.
+ * (Two flows of 10 Gb/s hosts leave a 40 Gb/s hop partly idle: counting them
+ * made the reference meet queues on fabric hops that pktsim does not have.)
+ * Every flow tests every hop, including hops it does not cross: the
+ * reference stands for the foreground, which crosses them all, while most of
+ * the busiest link's flows leave the path after it (on a rack-local path the
+ * source NIC's flows go elsewhere; testing only the hops they cross gave the
+ * reference a tenth of the queue hits pktsim gives the foreground). One pass
+ * in start order.
+ */
+static int saturated_hops(const m3_pathwl *w, const tl_flow_result *res, uint8_t *hits,
+                          tl_err *err)
 {
-    memcpy(out, sd, w->n_flows * sizeof *out);
-    if (q_ps <= 0 || w->n_links < 2)
-        return 0;
+    memset(hits, 0, w->n_flows * sizeof *hits);
     hop_ends h[TL_MAX_HOPS];
     memset(h, 0, sizeof h);
     for (int l = 1; l < w->n_links; l++)
@@ -246,8 +243,7 @@ static int queue_slowdowns(const m3_pathwl *w, const tl_flow_result *res, double
     for (size_t i = 0; i < w->n_flows && !rc; i++) {
         const tl_fs_path_flow *f = &w->flow[i];
         for (int l = 1; l < w->n_links; l++)
-            if (h[l].is_full && h[l].end[h[l].n - 1] > f->start_ps)
-                out[i] += q_ps / (double)res[i].ideal_ps;
+            hits[i] += h[l].is_full && h[l].end[h[l].n - 1] > f->start_ps;
         if (f->last < 1)
             continue;
         double cap = flow_cap_bps(w, f);
@@ -259,10 +255,74 @@ static int queue_slowdowns(const m3_pathwl *w, const tl_flow_result *res, double
     return rc;
 }
 
+/* A reference flow's slowdown: flowsim's plus q_ps over its ideal time per
+ * saturated hop (added hop by hop, so that a kept reference re-queued under
+ * the same Kmin gives the same bits). */
+static double queued(double sd, uint8_t hits, double q_ps, double ideal_ps)
+{
+    for (int k = 0; k < hits; k++)
+        sd += q_ps / ideal_ps;
+    return sd;
+}
+
+void m3_refkeep_fini(m3_refkeep *k)
+{
+    free(k->sd), free(k->ideal_ps), free(k->hits);
+    memset(k, 0, sizeof *k);
+}
+
+/* The busiest link's flows (bn[0..m)) grouped by output bucket as group()
+ * orders them, with what a requeue needs. */
+static int keep_reference(const m3_pathwl *w, const uint32_t *bn, size_t m, const double *sd,
+                          const tl_flow_result *res, const uint8_t *hits, m3_refkeep *k,
+                          tl_err *err)
+{
+    k->sd = malloc((m + 1) * sizeof *k->sd);
+    k->ideal_ps = malloc((m + 1) * sizeof *k->ideal_ps);
+    k->hits = malloc(m + 1);
+    if (!k->sd || !k->ideal_ps || !k->hits) {
+        m3_refkeep_fini(k);
+        return tl_err_nomem(err);
+    }
+    uint32_t fill[M3_N_OUT + 1] = {0};
+    for (size_t j = 0; j < m; j++)
+        fill[tl_bucket_of(w->flow[bn[j]].size_bytes) + 1]++;
+    for (int b = 0; b < M3_N_OUT; b++)
+        fill[b + 1] += fill[b];
+    memcpy(k->off, fill, sizeof k->off);
+    for (size_t j = 0; j < m; j++) {
+        uint32_t i = bn[j], at = fill[tl_bucket_of(w->flow[i].size_bytes)]++;
+        k->sd[at] = sd[i], k->ideal_ps[at] = (double)res[i].ideal_ps, k->hits[at] = hits[i];
+    }
+    return 0;
+}
+
+int m3_feat_requeue(m3_feat *ft, const m3_refkeep *k, double q_ps, tl_err *err)
+{
+    uint32_t m = k->off[M3_N_OUT];
+    double *buf = malloc((m + 1) * sizeof *buf);
+    if (!buf)
+        return tl_err_nomem(err);
+    for (uint32_t i = 0; i < m; i++)
+        buf[i] = queued(k->sd[i], k->hits[i], q_ps, k->ideal_ps[i]);
+    for (int b = 0; b < M3_N_OUT; b++)
+        quantiles(buf + k->off[b], k->off[b + 1] - k->off[b], m3_q, M3_N_Q, ft->ref_q[b]);
+    free(buf);
+    return 0;
+}
+
 int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
                 tl_err *err)
 {
+    return m3_features_keep(w, p, cc, ft, NULL, err);
+}
+
+int m3_features_keep(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
+                     m3_refkeep *keep, tl_err *err)
+{
     memset(ft, 0, sizeof *ft);
+    if (keep)
+        m3_refkeep_fini(keep);
     m3_features_config(w, p, cc, ft);
     float *x = ft->shared;
     uint32_t mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
@@ -276,7 +336,8 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
     double *sd = malloc((n + 1) * sizeof *sd), *buf = malloc((n + 1) * sizeof *buf);
     double *bg = malloc(3 * (n + 1) * sizeof *bg);
     uint32_t *bn = malloc((n + 1) * sizeof *bn), *fg = malloc((n + 1) * sizeof *fg);
-    if (rc || !sd || !buf || !bg || !bn || !fg) {
+    uint8_t *hits = malloc(n + 1);
+    if (rc || !sd || !buf || !bg || !bn || !fg || !hits) {
         rc = rc ? rc : tl_err_nomem(err);
         goto done;
     }
@@ -344,7 +405,12 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
     x[F_BN_MEAN] = n_bn ? (float)(bn_sum / (double)n_bn) : NAN;
     /* the reference: the busiest link's flows, with the queue term */
     double *sdq = bg; /* the background maps are done with it */
-    if ((rc = queue_slowdowns(w, res, m3_queue_ps(p, cc), sd, sdq, err)))
+    double q_ps = m3_queue_ps(p, cc);
+    if ((q_ps > 0 || keep) && (rc = saturated_hops(w, res, hits, err)))
+        goto done;
+    for (size_t i = 0; i < n; i++)
+        sdq[i] = q_ps > 0 ? queued(sd[i], hits[i], q_ps, (double)res[i].ideal_ps) : sd[i];
+    if (keep && (rc = keep_reference(w, bn, n_bn, sd, res, hits, keep, err)))
         goto done;
     group(w, bn, n_bn, sdq, tl_bucket_of, M3_N_OUT, buf, off);
     for (int b = 0; b < M3_N_OUT; b++) {
@@ -358,7 +424,7 @@ int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat 
         quantiles(buf + off[b], ft->n_fg[b], m3_q, M3_N_Q, ft->fs_q[b]);
     }
 done:
-    free(sd), free(buf), free(bg), free(bn), free(fg);
+    free(sd), free(buf), free(bg), free(bn), free(fg), free(hits);
     tl_flowsim_destroy(fs);
     return rc;
 }

@@ -33,6 +33,8 @@ struct tl_m3 {
     m3_pathwl *wl;     /* (n_sel) flows freed after featurizing unless
                         * is_keep_workloads (a sweep may re-run flowsim) */
     m3_feat *feat;     /* (n_sel) */
+    m3_refkeep *keep;  /* (n_sel) with is_keep_reference: a Kmin repredict
+                        * re-queues these instead of re-running flowsim */
     double (*pred)[M3_N_OUT][M3_N_Q]; /* (n_sel) corrected quantiles */
     double (*truth)[M3_N_OUT][M3_N_Q]; /* (n_sel) path pktsim's, with is_path_pktsim */
     int is_run;
@@ -47,6 +49,7 @@ void tl_m3_opts_default(tl_m3_opts *o)
     o->is_no_model = 0;
     o->is_path_pktsim = 0;
     o->is_keep_workloads = 0;
+    o->is_keep_reference = 0;
     o->n_threads = 0;
 }
 
@@ -152,7 +155,9 @@ void tl_m3_destroy(tl_m3 *s)
     m3_paths_fini(&s->g);
     for (uint32_t k = 0; s->wl && k < s->n_sel; k++)
         m3_pathwl_fini(&s->wl[k]);
-    free(s->wl), free(s->sel), free(s->draws), free(s->feat), free(s->pred), free(s->truth);
+    for (uint32_t k = 0; s->keep && k < s->n_sel; k++)
+        m3_refkeep_fini(&s->keep[k]);
+    free(s->keep), free(s->wl), free(s->sel), free(s->draws), free(s->feat), free(s->pred), free(s->truth);
     free(s);
 }
 
@@ -188,7 +193,8 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
             int rc = 0;
             if (is_new_workloads)
                 rc = m3_paths_workload(&s->g, s->t, s->sel[k], &s->wl[k], &errs[k]);
-            rc = rc ? rc : m3_features(&s->wl[k], s->p, s->cc, &s->feat[k], &errs[k]);
+            rc = rc ? rc : m3_features_keep(&s->wl[k], s->p, s->cc, &s->feat[k],
+                                            s->keep ? &s->keep[k] : NULL, &errs[k]);
             if (!rc && s->truth) {
                 uint32_t n_out[M3_N_OUT];
                 rc = m3_path_pktsim(&s->wl[k], s->p, s->cc, tl_mix64(s->seed ^ s->sel[k]),
@@ -281,6 +287,8 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
     s->pred = calloc((size_t)s->n_sel + 1, sizeof *s->pred);
     if (s->o.is_path_pktsim && !(s->truth = calloc((size_t)s->n_sel + 1, sizeof *s->truth)))
         return tl_err_nomem(err);
+    if (s->o.is_keep_reference && !(s->keep = calloc((size_t)s->n_sel + 1, sizeof *s->keep)))
+        return tl_err_nomem(err);
     if (!s->wl || !s->feat || !s->pred)
         return tl_err_nomem(err);
     double t1 = tl_wall_s();
@@ -306,6 +314,11 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
 
 int tl_m3_knob_changes_features(const char *name) { return m3_knob_changes_features(name); }
 
+int tl_m3_knob_changes_reference(const char *name)
+{
+    return !strcmp(name, "switch.kmin_bytes_per_gbps");
+}
+
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
 {
     if (!s->is_run)
@@ -316,6 +329,8 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
         if (m3_knob_changes_features(name) && tl_params_get(p, name) != tl_params_get(s->p, name))
             is_refeaturize = 1;
     }
+    double q_ps = m3_queue_ps(p, cc);
+    int is_requeue = q_ps != m3_queue_ps(s->p, s->cc);
     s->p = p;
     snprintf(s->cc, sizeof s->cc, "%s", cc);
     double t0 = tl_wall_s();
@@ -324,11 +339,17 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
         return tl_err_set(err, TL_EINVAL, "m3: this knob changes the features or pktsim's "
                                           "input and the path workloads were not kept "
                                           "(is_keep_workloads)");
+    if (!is_refeaturize && !s->truth && is_requeue && !s->keep)
+        return tl_err_set(err, TL_EINVAL, "m3: this knob changes the reference's queue term "
+                                          "(Kmin) and the reference was not kept "
+                                          "(is_keep_reference)");
     if (is_refeaturize || s->truth) /* path pktsim reads every knob */
         rc = featurize(s, 0, NULL, err);
-    else
-        for (uint32_t k = 0; k < s->n_sel; k++)
-            m3_features_config(&s->wl[k], p, cc, &s->feat[k]);
+    for (uint32_t k = 0; k < s->n_sel && !rc && !is_refeaturize && !s->truth; k++) {
+        if (is_requeue)
+            rc = m3_feat_requeue(&s->feat[k], &s->keep[k], q_ps, err);
+        m3_features_config(&s->wl[k], p, cc, &s->feat[k]);
+    }
     if (rc)
         return rc;
     if ((rc = predict(s, err)))

@@ -138,14 +138,35 @@ typedef struct m3_feat {
  * knobs (MTU, buffer, CC parameters), cc the congestion control. */
 int m3_features(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
                 tl_err *err);
+
+/* What re-computing a path's reference under another queue wait (another
+ * Kmin) needs, so that a Kmin sweep does not re-run flowsim: the busiest
+ * link's flows grouped by output bucket (off), each with its flowsim
+ * slowdown, ideal FCT and count of saturated switch hops. Zero-initialize. */
+typedef struct m3_refkeep {
+    double *sd, *ideal_ps;
+    uint8_t *hits;
+    uint32_t off[M3_N_OUT + 1];
+} m3_refkeep;
+void m3_refkeep_fini(m3_refkeep *k);
+/* m3_features that also fills *keep (its previous contents freed) unless
+ * keep is NULL. */
+int m3_features_keep(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft,
+                     m3_refkeep *keep, tl_err *err);
+/* ft's reference quantiles again with queue wait q_ps (m3_queue_ps); the
+ * rest of ft is unchanged. The same q_ps gives the same bits as
+ * m3_features. */
+int m3_feat_requeue(m3_feat *ft, const m3_refkeep *k, double q_ps, tl_err *err);
 /* Rewrites only the configuration part of ft.shared (for a sweep over knobs
  * that do not change the rest: !m3_knob_changes_features). */
 void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft);
-/* Knobs that change flowsim's input or the reference (Kmin, through its
- * queue term): a sweep over any other knob reuses the features. */
+/* Knobs that change flowsim's input (MTU, headers): a sweep over one
+ * re-runs flowsim; over Kmin, which changes only the reference's queue
+ * term, it re-queues a kept reference (m3_refkeep); over any other knob it
+ * reuses the features. */
 int m3_knob_changes_features(const char *name);
-/* The reference's queue term: the wait a flow gets at a switch hop where two
- * or more others are sending (docs/m3.md "Features"): M3_QUEUE_SHARE of the
+/* The reference's queue term: the wait a flow gets at a saturated switch hop
+ * (docs/m3.md "Features"): M3_QUEUE_SHARE of the
  * time a queue of Kmin takes to drain, for DCTCP and DCQCN; 0 for the CCs
  * that hold no standing queue. */
 #define M3_QUEUE_SHARE 0.5
