@@ -172,6 +172,7 @@ static double flow_cap_bps(const m3_pathwl *w, const tl_fs_path_flow *f)
         cap = f->dst.rate_bps;
     return (double)cap;
 }
+
 /* A hop's latest completions so far, latest first, kept only as far as the
  * shortest prefix of at least two flows whose rates add up to the hop's
  * (is_full once there is one). The flows active at a time t are a prefix
@@ -229,8 +230,7 @@ static int hop_ends_add(hop_ends *h, int64_t end, double cap, tl_err *err)
  * the busiest link's flows leave the path after it (on a rack-local path the
  * source NIC's flows go elsewhere; testing only the hops they cross gave the
  * reference a tenth of the queue hits pktsim gives the foreground). One pass
- * in start order.
- */
+ * in start order. */
 static int saturated_hops(const m3_pathwl *w, const tl_flow_result *res, uint8_t *hits,
                           tl_err *err)
 {
