@@ -52,7 +52,9 @@ static const struct {
      "  (e.g. switch.kmin_bytes_per_gbps=1KB,2KB --set switch.kmax_bytes_per_gbps=1KB,2KB).\n"
      "  Prints the p99 slowdown of every size bucket for each setting; with -o, writes\n"
      "  OUTDIR/vN/summary.json. Engine m3 (default) decomposes, samples and featurizes once\n"
-     "  and re-runs only the model (m3.txt §5.4); other engines run the scenario per value.\n"},
+     "  and re-runs only the model (m3.txt §5.4); Kmin also recomputes the reference from\n"
+     "  kept per-flow terms, the MTU and header bytes re-run flowsim on the kept paths;\n"
+     "  other engines run the scenario per value.\n"},
     {"m3", cmd_m3, "m3's training pipeline: synthetic path samples, then the correction model",
      "tailor m3 gen-data DIR [--kind parking|fabric|fabric-net] [--samples N] [--seed N]\n"
      "                       [--sizes table2|mixture] [--traffic uniform|local]\n"
