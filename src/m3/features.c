@@ -11,6 +11,10 @@
 #include "m3/m3_int.h"
 #include "tailor/quantile.h"
 
+/* ECN's Kmin: a feature, and what the reference's queue term reads
+ * (m3_queue_ps). */
+static const char KMIN[] = "switch.kmin_bytes_per_gbps";
+
 const double m3_q[M3_N_Q] = {0.01, 0.10, 0.25, 0.50, 0.75, 0.90,
                              0.95, 0.97, 0.98, 0.99, 0.995, 0.999};
 
@@ -71,7 +75,7 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
     x[F_PFC] = (float)tl_params_get(p, "switch.pfc");
     for (int i = 0; i < 5; i++)
         x[F_CC_DCTCP + i] = (float)!strcmp(cc, cc_names[i]);
-    x[F_KMIN] = (float)(tl_params_get(p, "switch.kmin_bytes_per_gbps") / 1000);
+    x[F_KMIN] = (float)(tl_params_get(p, KMIN) / 1000);
     x[F_KMAX] = (float)(tl_params_get(p, "switch.kmax_bytes_per_gbps") / 1000);
     x[F_PMAX] = (float)tl_params_get(p, "switch.pmax");
     int is_hpcc = !strcmp(cc, "hpcc"), is_timely = !strcmp(cc, "timely");
@@ -87,6 +91,8 @@ int m3_knob_changes_features(const char *name)
     /* the MTU and headers shape flowsim's ideal times */
     return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes");
 }
+
+int m3_knob_changes_reference(const char *name) { return !strcmp(name, KMIN); }
 
 /* Quantiles of xs[0..n) at qs into out (NaN for n == 0); sorts xs. */
 static void quantiles(double *xs, size_t n, const double *qs, int nq, double *out)
@@ -156,7 +162,7 @@ double m3_queue_ps(const tl_params *p, const char *cc)
         return 0; /* HPCC and TIMELY hold no standing ECN queue */
     /* K KB per Gb/s at r Gb/s drain in K x 8 us whatever r (the training
      * data were made with this order of operations) */
-    return M3_QUEUE_SHARE * tl_params_get(p, "switch.kmin_bytes_per_gbps") / 1000 * 8e6;
+    return M3_QUEUE_SHARE * tl_params_get(p, KMIN) / 1000 * 8e6;
 }
 
 /* The rate a flow can take on its own: its slowest link on the path or in
@@ -403,20 +409,22 @@ int m3_features_keep(const m3_pathwl *w, const tl_params *p, const char *cc, m3_
         x[F_BN_FRAC_IN + b] = n_bn ? (float)((double)m / (double)n_bn) : 0;
     }
     x[F_BN_MEAN] = n_bn ? (float)(bn_sum / (double)n_bn) : NAN;
-    /* the reference: the busiest link's flows, with the queue term */
-    double *sdq = bg; /* the background maps are done with it */
+    /* the reference: the busiest link's flows, with the queue term, made
+     * the way a Kmin sweep re-makes it (in keep, or a copy dropped here) */
     double q_ps = m3_queue_ps(p, cc);
-    if ((q_ps > 0 || keep) && (rc = saturated_hops(w, res, hits, err)))
+    m3_refkeep own, *k = keep ? keep : &own;
+    memset(&own, 0, sizeof own);
+    if (q_ps > 0 || keep)
+        rc = saturated_hops(w, res, hits, err);
+    else
+        memset(hits, 0, n);
+    rc = rc ? rc : keep_reference(w, bn, n_bn, sd, res, hits, k, err);
+    rc = rc ? rc : m3_feat_requeue(ft, k, q_ps, err);
+    for (int b = 0; b < M3_N_OUT && !rc; b++)
+        ft->n_ref[b] = k->off[b + 1] - k->off[b];
+    m3_refkeep_fini(&own);
+    if (rc)
         goto done;
-    for (size_t i = 0; i < n; i++)
-        sdq[i] = q_ps > 0 ? queued(sd[i], hits[i], q_ps, (double)res[i].ideal_ps) : sd[i];
-    if (keep && (rc = keep_reference(w, bn, n_bn, sd, res, hits, keep, err)))
-        goto done;
-    group(w, bn, n_bn, sdq, tl_bucket_of, M3_N_OUT, buf, off);
-    for (int b = 0; b < M3_N_OUT; b++) {
-        ft->n_ref[b] = (uint32_t)(off[b + 1] - off[b]);
-        quantiles(buf + off[b], ft->n_ref[b], m3_q, M3_N_Q, ft->ref_q[b]);
-    }
     /* foreground: flowsim's own estimate (--no-model) and the counts */
     group(w, fg, n_fgf, sd, tl_bucket_of, M3_N_OUT, buf, off);
     for (int b = 0; b < M3_N_OUT; b++) {

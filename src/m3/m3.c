@@ -314,10 +314,7 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
 
 int tl_m3_knob_changes_features(const char *name) { return m3_knob_changes_features(name); }
 
-int tl_m3_knob_changes_reference(const char *name)
-{
-    return !strcmp(name, "switch.kmin_bytes_per_gbps");
-}
+int tl_m3_knob_changes_reference(const char *name) { return m3_knob_changes_reference(name); }
 
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
 {
@@ -345,11 +342,12 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
                                           "(is_keep_reference)");
     if (is_refeaturize || s->truth) /* path pktsim reads every knob */
         rc = featurize(s, 0, NULL, err);
-    for (uint32_t k = 0; k < s->n_sel && !rc && !is_refeaturize && !s->truth; k++) {
-        if (is_requeue)
-            rc = m3_feat_requeue(&s->feat[k], &s->keep[k], q_ps, err);
-        m3_features_config(&s->wl[k], p, cc, &s->feat[k]);
-    }
+    else
+        for (uint32_t k = 0; k < s->n_sel && !rc; k++) {
+            if (is_requeue)
+                rc = m3_feat_requeue(&s->feat[k], &s->keep[k], q_ps, err);
+            m3_features_config(&s->wl[k], p, cc, &s->feat[k]);
+        }
     if (rc)
         return rc;
     if ((rc = predict(s, err)))

@@ -165,6 +165,8 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
  * term, it re-queues a kept reference (m3_refkeep); over any other knob it
  * reuses the features. */
 int m3_knob_changes_features(const char *name);
+/* Kmin, the knob the reference's queue term reads. */
+int m3_knob_changes_reference(const char *name);
 /* The reference's queue term: the wait a flow gets at a saturated switch hop
  * (docs/m3.md "Features"): M3_QUEUE_SHARE of the
  * time a queue of Kmin takes to drain, for DCTCP and DCQCN; 0 for the CCs
