@@ -157,7 +157,8 @@ void tl_m3_destroy(tl_m3 *s)
         m3_pathwl_fini(&s->wl[k]);
     for (uint32_t k = 0; s->keep && k < s->n_sel; k++)
         m3_refkeep_fini(&s->keep[k]);
-    free(s->keep), free(s->wl), free(s->sel), free(s->draws), free(s->feat), free(s->pred), free(s->truth);
+    free(s->keep), free(s->wl), free(s->sel), free(s->draws), free(s->feat), free(s->pred);
+    free(s->truth);
     free(s);
 }
 
