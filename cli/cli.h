@@ -31,6 +31,7 @@ typedef struct cli_opts {
     int is_spread;         /* --spread-servers: same-equipment graphs spread the servers */
     int is_cluster;        /* --cluster: parsimon clusters similar links */
     int is_no_passthrough; /* --no-passthrough: parsimon simulates pass-through links too */
+    int is_no_residual;    /* --no-residual: parsimon's link simulations as the paper's */
     uint32_t n_paths;      /* --paths N: m3's sampled paths (0 = scenario's) */
     const char *model;     /* --model FILE: m3's model */
     int is_no_model;       /* --no-model: m3 reports flowsim's own estimate */

@@ -153,6 +153,7 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
     po.cluster_wmape = es->cluster_wmape;
     po.cluster_load = es->cluster_load;
     po.is_passthrough = es->is_passthrough;
+    po.is_residual = es->is_residual;
     po.n_threads = es->n_threads;
     tl_parsimon *ps = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
                                          w->sc.seed, &po, err);
@@ -294,7 +295,7 @@ int cmd_run(int argc, char **argv)
     cli_opts o;
     int rc = cli_parse(argc, argv, "run",
                        "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
-                       "no-passthrough,paths,model,no-model,path-pktsim",
+                       "no-passthrough,no-residual,paths,model,no-model,path-pktsim",
                        &o);
     if (rc)
         return rc;

@@ -51,6 +51,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                     : strcmp(name, "spread-servers") == 0 ? &o->is_spread
                     : strcmp(name, "cluster") == 0        ? &o->is_cluster
                     : strcmp(name, "no-passthrough") == 0 ? &o->is_no_passthrough
+                    : strcmp(name, "no-residual") == 0    ? &o->is_no_residual
                     : strcmp(name, "no-model") == 0       ? &o->is_no_model
                     : strcmp(name, "path-pktsim") == 0    ? &o->is_path_pktsim
                                                           : NULL;
@@ -289,6 +290,8 @@ int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *
     e->is_cluster |= o->is_cluster;
     if (o->is_no_passthrough)
         e->is_passthrough = 0;
+    if (o->is_no_residual)
+        e->is_residual = 0;
     e->is_no_model |= o->is_no_model;
     e->is_path_pktsim |= o->is_path_pktsim;
     if (o->n_paths)

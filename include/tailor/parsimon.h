@@ -40,12 +40,15 @@ typedef struct tl_parsimon_opts {
     int is_passthrough;    /* links that only forward one slower-or-equal upstream link's
                               packets add no delay and are not simulated (default on;
                               tailor's addition, docs/parsimon.md) */
+    int is_residual;       /* cases B and C: the links around the link at their residual
+                              rates, the link's delay measured against a run with it
+                              fat (default on; tailor's addition, docs/parsimon.md) */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
 } tl_parsimon_opts;
 
 /* The paper's settings: B 100, x 2, fat 10, no clustering, thresholds 0.1 /
  * 0.05 (relative; docs/parsimon.md); direct ACKs (as the paper's Minim); all
- * cores; and tailor's pass-through links on. */
+ * cores; and tailor's pass-through links and residual context on. */
 void tl_parsimon_opts_default(tl_parsimon_opts *o);
 
 /* Estimates flows f on topology t with routes r (each flow on

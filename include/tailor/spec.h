@@ -43,7 +43,7 @@ typedef struct tl_engine_spec {
     /* parsimon (parsimon.txt §3.3, §4.2): "cluster", "bucket_min" (B),
      * "bucket_ratio" (x), "fat_factor", "cluster_wmape", "cluster_load",
      * "passthrough" (default true: links that cannot queue are not simulated) */
-    int is_cluster, is_passthrough;
+    int is_cluster, is_passthrough, is_residual;
     uint32_t bucket_min;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load;
     /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =

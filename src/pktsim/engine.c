@@ -50,13 +50,26 @@ static int fail_nomem(tl_pktsim *s) { return tl_err_nomem(&s->sticky); }
 
 static void deliver(tl_pktsim *s, uint32_t i, int64_t now);
 
+static inline void mark(tl_pktsim *s, port *p, pkt *k);
+
 /* Data packet i reaches, at time at, the switch whose direct port q
  * (tl_pktsim_set_direct_port) leads to its destination: q's FIFO, computed
  * at once, times its delivery there. Only the packet's own flow sees that
- * (future) time, and packets come to q in the order of their times. */
+ * (future) time, and packets come to q in the order of their times. The
+ * FIFO's backlog is known too, so q marks as its queue policy would: the
+ * bytes still ahead of the packet stand for the queue it would leave behind
+ * (dequeue marking; later packets are not known yet), with the packet itself
+ * for the queue it joins (enqueue marking). */
 static void cross_direct(tl_pktsim *s, port *q, uint32_t i, int64_t at)
 {
-    uint32_t bytes = P(s, i)->wire_bytes;
+    pkt *k = P(s, i);
+    uint32_t bytes = k->wire_bytes;
+    if (q->busy_until_ps > at) {
+        uint64_t ahead = (uint64_t)((double)(q->busy_until_ps - at) * (double)q->rate_bps / 8e12);
+        if (s->qp->on_enqueue(q->qp_state, ahead + bytes, bytes, at, &s->rng) ||
+            s->qp->on_dequeue(q->qp_state, ahead, bytes, at, &s->rng))
+            mark(s, q, k);
+    }
     int64_t start = at > q->busy_until_ps ? at : q->busy_until_ps;
     q->busy_until_ps = start + tx_time(q, bytes);
     q->bytes_tx += bytes;

@@ -733,7 +733,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
                                        "bucket_min",    "bucket_ratio", "fat_factor",
                                        "cluster_wmape", "cluster_load", "paths",
                                        "model",         "no_model",     "path_pktsim",
-                                       "passthrough",   NULL};
+                                       "passthrough",   "residual",     NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -747,6 +747,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     e->n_threads = (int)th;
     OPT(get_bool(c, o, P, "cluster", &e->is_cluster));
     OPT(get_bool(c, o, P, "passthrough", &e->is_passthrough));
+    OPT(get_bool(c, o, P, "residual", &e->is_residual));
     OPT(get_u32(c, o, P, "bucket_min", &e->bucket_min, 1, 1000000, 0));
     OPT(get_num(c, o, P, "bucket_ratio", &e->bucket_ratio, 1, 1000, 0, 0));
     OPT(get_num(c, o, P, "fat_factor", &e->fat_factor, 1, 1000, 0, 0));
@@ -772,7 +773,8 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     sc->engine.fat_factor = 10;
     sc->engine.cluster_wmape = 0.1;
     sc->engine.cluster_load = 0.05;
-    sc->engine.is_passthrough = 1; /* tailor's addition (docs/parsimon.md) */
+    sc->engine.is_passthrough = 1; /* tailor's additions (docs/parsimon.md) */
+    sc->engine.is_residual = 1;
     sc->engine.n_paths = 500; /* m3.txt §3.2: 500 paths bound the p99 sampling error to 10% */
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
