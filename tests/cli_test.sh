@@ -143,6 +143,14 @@ check "parsimon skips pass-through links" grep -q ", [1-9][0-9]* pass-through;" 
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps4" --engine parsimon --no-passthrough \
     >"$tmp/psout4"
 check "parsimon --no-passthrough simulates every link" grep -q "busy links: 25 simulated.*, 0 pass-through;" "$tmp/psout4"
+# --no-residual: the paper's link simulations, as "residual": false in the scenario says.
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps5" --engine parsimon --no-residual \
+    --quiet >/dev/null
+sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "residual": false}/' \
+    "$src/examples/incast-16to1.json" >"$tmp/nores.json"
+"$bin" run "$tmp/nores.json" -o "$tmp/runps6" --quiet >/dev/null
+check "parsimon --no-residual is engine.residual false" cmp -s "$tmp/runps5/fct.csv" "$tmp/runps6/fct.csv"
+check "parsimon's residual context changes the estimate" test -n "$(cmp "$tmp/runps1/fct.csv" "$tmp/runps5/fct.csv")"
 "$bin" compare "$tmp/run1" "$tmp/runps1" -o "$tmp/cmpps" --quiet >/dev/null
 check "compare pktsim vs parsimon" test -s "$tmp/cmpps/compare.json"
 sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "cluster": "yes"}/' \
@@ -155,6 +163,10 @@ sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "passthrough"
     "$src/examples/incast-16to1.json" >"$tmp/badpt.json"
 "$bin" run "$tmp/badpt.json" -o "$tmp/badpt" 2>"$tmp/err" >/dev/null
 check "bad passthrough option located" grep -q "badpt.json:[0-9]*:[0-9]*: engine.passthrough: expected true or false, found" "$tmp/err"
+sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "residual": "no"}/' \
+    "$src/examples/incast-16to1.json" >"$tmp/badres.json"
+"$bin" run "$tmp/badres.json" -o "$tmp/badres" 2>"$tmp/err" >/dev/null
+check "bad residual option located" grep -q "badres.json:[0-9]*:[0-9]*: engine.residual: expected true or false, found" "$tmp/err"
 
 # compare: the pktsim incast (run1, the reference) against flowsim on the same scenario.
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runfs16" --engine flowsim --quiet >/dev/null

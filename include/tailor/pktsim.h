@@ -68,12 +68,15 @@ int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err)
 void tl_pktsim_set_direct_acks(tl_pktsim *s, int is_on);
 
 /* Direct delivery on a switch-to-host channel (an option for Parsimon's
- * link-level simulations, whose inflated last links hardly ever queue):
- * while direct ACKs are on, a data packet that reaches the switch is not
- * queued on chan but handed to the host at once, timed as a FIFO at chan's
- * rate would send it (after chan's earlier packets) plus chan's propagation
- * delay. No event, ECN mark, drop, PFC or INT record happens on chan. Saves
- * one event per packet. EINVAL if chan is not a switch-to-host channel. */
+ * link-level simulations, whose downstream links are a FIFO each): while
+ * direct ACKs are on, a data packet that reaches the switch is not queued on
+ * chan but handed to the host at once, timed as a FIFO at chan's rate would
+ * send it (after chan's earlier packets) plus chan's propagation delay. The
+ * packet is ECN-marked by chan's queue policy against the backlog ahead of it
+ * (dequeue marking: it stands for the queue the packet would leave behind,
+ * which later packets make; enqueue marking: with the packet itself). No
+ * event, drop, PFC or INT record happens on chan. Saves one event per packet.
+ * EINVAL if chan is not a switch-to-host channel. */
 int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err);
 
 /* Direct through (for the link itself in Parsimon's link-level topologies):
