@@ -144,6 +144,17 @@ static tl_parsimon *run(tl_world *w, const tl_parsimon_opts *o)
     return s;
 }
 
+/* The p99 slowdown of all flows of Parsimon's estimate s, relative to r99
+ * (est / r99 - 1). */
+static double p99_error(const tl_world *w, const tl_parsimon *s, double r99)
+{
+    tl_summary est;
+    assert_int_equal(tl_summary_build(&est, "parsimon", &w->flows, tl_parsimon_results(s), NULL), 0);
+    double e = est.all[TL_N_BUCKETS - 1].p[2] / r99 - 1;
+    tl_summary_fini(&est);
+    return e;
+}
+
 /* Flows 1 ms apart never meet: every link-level delay is 0, so every
  * estimate is the flow's ideal FCT on its full path, to 100 ps
  * (whole packets and dctcp-rate, which starts at line rate with a window of
@@ -350,11 +361,7 @@ static void pass_through_links(void **state)
         assert_int_equal(st.n_chans_busy, 4);
         assert_int_equal(st.n_passthrough, v == 1 ? 3 : 0);
         assert_int_equal(st.n_simulated, v == 1 ? 1 : 4);
-        tl_summary est;
-        assert_int_equal(tl_summary_build(&est, "parsimon", &w.flows, tl_parsimon_results(s), NULL),
-                         0);
-        e99[v] = est.all[TL_N_BUCKETS - 1].p[2] / r99 - 1;
-        tl_summary_fini(&est);
+        e99[v] = p99_error(&w, s, r99);
         tl_parsimon_destroy(s);
     }
     fprintf(stderr, "one source, one destination: p99 slowdown pktsim %.3f, parsimon %+.1f%% "
@@ -395,11 +402,7 @@ static void incast_residual_context(void **state)
     for (int on = 0; on < 2; on++) {
         o.is_residual = on;
         tl_parsimon *s = run(&w, &o);
-        tl_summary est;
-        assert_int_equal(tl_summary_build(&est, "parsimon", &w.flows, tl_parsimon_results(s), NULL),
-                         0);
-        e99[on] = est.all[TL_N_BUCKETS - 1].p[2] / r99 - 1;
-        tl_summary_fini(&est);
+        e99[on] = p99_error(&w, s, r99);
         tl_parsimon_destroy(s);
     }
     fprintf(stderr, "incast 16 to 1: p99 slowdown pktsim %.3f, parsimon %+.1f%% (residual "

@@ -62,7 +62,7 @@ static uint32_t side_find_or_add(side *s, uint32_t host, uint32_t flow)
 /* One link simulation's fixed inputs, shared by its runs. */
 typedef struct lsim {
     const ps_env *env;
-    uint32_t chan, n, u, v;
+    uint32_t chan, n;
     int kind;
     const uint32_t *fl;   /* (n) flow indices into env->f */
     side src, dst;
@@ -232,10 +232,10 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
     uint32_t a = d->chan_off[chan], n = d->chan_off[chan + 1] - a;
     ls.n = n;
     ls.fl = d->chan_flows + a;
-    ls.u = tl_topo_chan_from(t, chan), ls.v = tl_topo_chan_to(t, chan);
-    ls.kind = tl_topo_node(t, ls.u)->kind == TL_NODE_HOST   ? 0
-              : tl_topo_node(t, ls.v)->kind == TL_NODE_HOST ? 2
-                                                            : 1;
+    uint32_t u = tl_topo_chan_from(t, chan), v = tl_topo_chan_to(t, chan);
+    ls.kind = tl_topo_node(t, u)->kind == TL_NODE_HOST   ? 0
+              : tl_topo_node(t, v)->kind == TL_NODE_HOST ? 2
+                                                         : 1;
     int kind = ls.kind;
     memset(out, 0, sizeof *out);
     out->kind = kind;
