@@ -43,6 +43,8 @@ typedef struct tl_parsimon_opts {
     int is_residual;       /* cases B and C: the links around the link at their residual
                               rates, the link's delay measured against a run with it
                               fat (default on; tailor's addition, docs/parsimon.md) */
+    int is_fat_subset;     /* ... and that run leaves out the flows that meet no other
+                              flow (default on; off runs them all, for checking) */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
 } tl_parsimon_opts;
 

@@ -102,6 +102,10 @@ size_t tl_pktsim_n_ccs(void);
 const char *tl_pktsim_cc_name(size_t i);
 const char *tl_pktsim_cc_doc(size_t i);
 const char *tl_pktsim_cc_groups(size_t i);
+/* 1 if the named CC lets a lone flow send at its line rate from its first
+ * packet (rate-based CCs, and HPCC's one-BDP window); 0 if its window grows
+ * from an initial one (dctcp) or the name is unknown. */
+int tl_pktsim_cc_is_line_rate_start(const char *cc);
 
 /* Per-flow results, indexed like f->v (valid after run). */
 const tl_flow_result *tl_pktsim_results(const tl_pktsim *s);

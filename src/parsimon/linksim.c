@@ -36,6 +36,7 @@
 #include "parsimon/parsimon_int.h"
 #include "tailor/time.h"
 #include "tailor/pktsim.h"
+#include "tailor/result.h"
 
 /* A context link keeps at least this share of its rate, so a channel whose
  * other flows' offered load reaches its rate still carries the link's flows
@@ -48,6 +49,8 @@ typedef struct side {
     uint32_t *idx;   /* (n_nodes of t) */
     uint32_t *first; /* (n) the first flow (index into f) seen with each local host */
     uint32_t n;
+    uint64_t *bps;   /* (n) the rate of each local host's link (side_links) */
+    int64_t *delay;  /* (n) and its propagation delay */
 } side;
 
 static uint32_t side_find_or_add(side *s, uint32_t host, uint32_t flow)
@@ -85,16 +88,58 @@ static double context_rate(const lsim *ls, uint32_t c)
     return fmax(rate - load, RESIDUAL_FLOOR * rate);
 }
 
+/* The links of the sources to u and (case B) of v to the destinations:
+ *   source k: its NIC's rate (residual context: the least context rate of the
+ *     channels from the source to u), with the propagation delay to u;
+ *   destination k: fat (residual context: the least context rate of the
+ *     channels from v to it), with the propagation delay from v. */
+static void side_links(const lsim *ls)
+{
+    const ps_env *env = ls->env;
+    const tl_topo *t = env->t;
+    const ps_decomp *d = env->d;
+    for (uint32_t k = 0; k < ls->src.n && ls->kind != 0; k++) {
+        const uint32_t *p = d->path + d->path_off[ls->src.first[k]];
+        int64_t delay = 0;
+        double rate = (double)tl_topo_link(t, tl_chan_link(p[0]))->rate_bps;
+        for (const uint32_t *q = p; *q != ls->chan; q++) {
+            delay += tl_topo_link(t, tl_chan_link(*q))->delay_ps;
+            rate = fmin(rate, context_rate(ls, *q));
+        }
+        ls->src.bps[k] = (uint64_t)llround(rate);
+        ls->src.delay[k] = delay;
+    }
+    for (uint32_t k = 0; k < ls->dst.n && ls->kind != 2; k++) {
+        const uint32_t *p = d->path + d->path_off[ls->dst.first[k]];
+        const uint32_t *end = d->path + d->path_off[ls->dst.first[k] + 1];
+        while (*p != ls->chan)
+            p++;
+        int64_t delay = 0;
+        double slow = INFINITY, ctx = INFINITY;
+        for (p++; p < end; p++) {
+            const tl_link *l = tl_topo_link(t, tl_chan_link(*p));
+            delay += l->delay_ps;
+            slow = fmin(slow, (double)l->rate_bps);
+            ctx = fmin(ctx, context_rate(ls, *p));
+        }
+        double r = ls->shared ? ctx : fmin(env->o->fat_factor * slow, 1e18);
+        ls->dst.bps[k] = (uint64_t)llround(r);
+        ls->dst.delay[k] = delay;
+    }
+}
+
 /* Builds the link-level topology (the link at its rate, or fat_factor times
- * it with is_fat), runs pktsim on the link's flows and writes each flow's FCT
- * in excess of its ideal FCT there. */
-static int run_once(const lsim *ls, int is_fat, int64_t *excess, ps_link_out *out, tl_err *err)
+ * it with is_fat), runs pktsim on the link's flows (those with keep[i] set,
+ * all without keep) and writes each flow's FCT in excess of its ideal FCT
+ * there (0 for a flow left out) and, with end, the time it completes. */
+static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *excess,
+                    int64_t *end, ps_link_out *out, tl_err *err)
 {
     const ps_env *env = ls->env;
     const tl_topo *t = env->t;
     const ps_decomp *d = env->d;
     uint32_t chan = ls->chan, n = ls->n;
-    int kind = ls->kind, is_ctx = ls->shared != NULL;
+    int kind = ls->kind;
     tl_flows lf;
     tl_flows_init(&lf);
     tl_topo *lt = NULL;
@@ -125,19 +170,9 @@ static int run_once(const lsim *ls, int is_fat, int64_t *excess, ps_link_out *ou
     for (uint32_t k = 0; k < n_dst; k++)
         if (tl_topo_add_node(lt, TL_NODE_HOST, 0, -1, -1, 0, err) < 0)
             goto fail;
-    /* sources -> u: the source's NIC rate (residual context: the least
-     * context rate on the way to u), its propagation delay to u */
-    for (uint32_t k = 0; k < n_src && kind != 0; k++) {
-        const uint32_t *p = d->path + d->path_off[ls->src.first[k]];
-        int64_t delay = 0;
-        double rate = (double)tl_topo_link(t, tl_chan_link(p[0]))->rate_bps;
-        for (const uint32_t *q = p; *q != chan; q++) {
-            delay += tl_topo_link(t, tl_chan_link(*q))->delay_ps;
-            rate = fmin(rate, context_rate(ls, *q));
-        }
-        if (tl_topo_add_link(lt, k, id_u, (uint64_t)llround(rate), delay, err) < 0)
+    for (uint32_t k = 0; k < n_src && kind != 0; k++)
+        if (tl_topo_add_link(lt, k, id_u, ls->src.bps[k], ls->src.delay[k], err) < 0)
             goto fail;
-    }
     /* At most the ACK share of a full reverse link: 60 / 1048 of it for
      * full packets, but more for tiny ones (60 B of ACK per 49 B packet), so
      * the link keeps at least half its rate. */
@@ -147,35 +182,23 @@ static int run_once(const lsim *ls, int is_fat, int64_t *excess, ps_link_out *ou
         rate = env->o->fat_factor * (double)lk->rate_bps;
     if (tl_topo_add_link(lt, id_u, id_v, (uint64_t)llround(rate), lk->delay_ps, err) < 0)
         goto fail;
-    /* v -> destinations: fat (residual context: the least context rate from
-     * v), with the propagation delay from v */
-    for (uint32_t k = 0; k < n_dst; k++) {
-        const uint32_t *p = d->path + d->path_off[ls->dst.first[k]];
-        const uint32_t *end = d->path + d->path_off[ls->dst.first[k] + 1];
-        while (*p != chan)
-            p++;
-        int64_t delay = 0;
-        double slow = INFINITY, ctx = INFINITY;
-        for (p++; p < end; p++) {
-            const tl_link *l = tl_topo_link(t, tl_chan_link(*p));
-            delay += l->delay_ps;
-            slow = fmin(slow, (double)l->rate_bps);
-            ctx = fmin(ctx, context_rate(ls, *p));
-        }
-        double r = is_ctx ? ctx : fmin(env->o->fat_factor * slow, 1e18);
-        if (tl_topo_add_link(lt, id_v, id_d0 + k, (uint64_t)llround(r), delay, err) < 0)
+    for (uint32_t k = 0; k < n_dst; k++)
+        if (tl_topo_add_link(lt, id_v, id_d0 + k, ls->dst.bps[k], ls->dst.delay[k], err) < 0)
             goto fail;
-    }
     if ((rc = tl_topo_finish(lt, err)))
         goto done;
 
+    uint32_t m = 0; /* flows simulated */
     for (uint32_t i = 0; i < n; i++) {
-        lf.v[i] = env->f->v[ls->fl[i]];
-        lf.v[i].src = kind == 0 ? id_u : ls->lsrc[i];
-        lf.v[i].dst = kind == 2 ? id_v : id_d0 + ls->ldst[i];
-        lf.v[i].class_idx = 0;
+        if (keep && !keep[i])
+            continue;
+        lf.v[m] = env->f->v[ls->fl[i]];
+        lf.v[m].src = kind == 0 ? id_u : ls->lsrc[i];
+        lf.v[m].dst = kind == 2 ? id_v : id_d0 + ls->ldst[i];
+        lf.v[m].class_idx = 0;
+        m++;
     }
-    lf.n = lf.cap = n;
+    lf.n = lf.cap = m;
     uint64_t seed = tl_mix64(env->seed ^ tl_mix64((uint64_t)chan + 1));
     if (!(lr = tl_routes_create(lt, seed, err)) ||
         !(sim = tl_pktsim_create(lt, lr, &lf, env->p, env->cc, seed, err))) {
@@ -198,13 +221,19 @@ static int run_once(const lsim *ls, int is_fat, int64_t *excess, ps_link_out *ou
     if ((rc = tl_pktsim_run(sim, 0, NULL, err)))
         goto done;
     const tl_flow_result *res = tl_pktsim_results(sim);
-    for (uint32_t i = 0; i < n; i++) {
-        if (res[i].fct_ps < 0) {
+    for (uint32_t i = 0, j = 0; i < n; i++) {
+        excess[i] = 0;
+        if (keep && !keep[i])
+            continue;
+        if (res[j].fct_ps < 0) {
             rc = tl_err_set(err, TL_EINVAL, "link %u: flow %llu did not finish in its link-level "
-                            "simulation", chan, (unsigned long long)lf.v[i].id);
+                            "simulation", chan, (unsigned long long)lf.v[j].id);
             goto done;
         }
-        excess[i] = res[i].fct_ps - res[i].ideal_ps;
+        excess[i] = res[j].fct_ps - res[j].ideal_ps;
+        if (end)
+            end[i] = lf.v[j].start_ps + res[j].fct_ps;
+        j++;
     }
     tl_pktsim_stats st;
     tl_pktsim_get_stats(sim, &st);
@@ -220,6 +249,146 @@ done:
     tl_topo_destroy(lt);
     free(lf.v); /* not tl_flows_fini: lf owns no class names */
     return rc;
+}
+
+/* Flow i's FCT in excess of its ideal in the run with the link fat if it
+ * ran alone there and its CC let it send at its line rate throughout: its
+ * packets back to back through the source's link, the fat link and (case
+ * B) the destination's, each a FIFO. Not zero: the ideal serializes a
+ * full first packet at every hop, where the last, shorter one crosses the
+ * hops after the slowest. */
+static int64_t lone_excess(const lsim *ls, uint32_t i)
+{
+    const ps_env *env = ls->env;
+    const tl_link *lk = tl_topo_link(env->t, tl_chan_link(ls->chan));
+    uint64_t rate[3] = {ls->src.bps[ls->lsrc[i]],
+                        (uint64_t)llround(env->o->fat_factor * (double)lk->rate_bps), 0};
+    int64_t delay[3] = {ls->src.delay[ls->lsrc[i]], lk->delay_ps, 0}, busy[3] = {0, 0, 0};
+    int hops = 2;
+    if (ls->kind == 1) {
+        rate[2] = ls->dst.bps[ls->ldst[i]];
+        delay[2] = ls->dst.delay[ls->ldst[i]];
+        hops = 3;
+    }
+    uint64_t size = env->f->v[ls->fl[i]].size_bytes, k = ps_packets(size, env->mtu);
+    int64_t t = 0;
+    for (uint64_t j = 0; j < k; j++) {
+        uint64_t wire = (j + 1 < k ? env->mtu : size - (k - 1) * env->mtu) + env->header;
+        t = 0; /* every packet is at the NIC from the start */
+        for (int h = 0; h < hops; h++) {
+            int64_t start = t > busy[h] ? t : busy[h];
+            busy[h] = start + tl_tx_time_ps(wire, rate[h]);
+            t = busy[h] + delay[h];
+        }
+    }
+    return t - tl_ideal_fct_links_ps(rate, delay, hops, size, env->mtu, env->header);
+}
+
+/* A change of the link's sending rate in a sweep over its flows' first runs. */
+typedef struct rate_step {
+    int64_t t_ps;
+    double bps; /* + at a start, - at an end */
+} rate_step;
+
+static int cmp_step(const void *a, const void *b)
+{
+    const rate_step *x = a, *y = b;
+    if (x->t_ps != y->t_ps)
+        return x->t_ps < y->t_ps ? -1 : 1;
+    return (x->bps > y->bps) - (x->bps < y->bps); /* ends first */
+}
+
+/* Marks in keep the flows that run, in the first run (completing at end), at
+ * a time when the sources of the link's running flows could together send
+ * faster than fat_bps (the link fat). Returns -1 out of memory, else 0. */
+static int mark_hot(const lsim *ls, const int64_t *end, double fat_bps, uint8_t *keep)
+{
+    const tl_flow *v = ls->env->f->v;
+    uint32_t n = ls->n, n_hot = 0;
+    rate_step *st = malloc(((size_t)2 * n + 1) * sizeof *st);
+    int64_t *hot = malloc(((size_t)2 * n + 2) * sizeof *hot); /* [from, to) pairs */
+    if (!st || !hot) {
+        free(st), free(hot);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double bps = ls->kind == 0 ? (double)UINT64_MAX : (double)ls->src.bps[ls->lsrc[i]];
+        st[2 * i] = (rate_step){v[ls->fl[i]].start_ps, bps};
+        st[2 * i + 1] = (rate_step){end[i], -bps};
+    }
+    qsort(st, (size_t)2 * n, sizeof *st, cmp_step);
+    double sum = 0;
+    for (uint32_t k = 0; k < 2 * n; k++) {
+        int was = sum > fat_bps;
+        sum += st[k].bps;
+        if (!was && sum > fat_bps)
+            hot[2 * n_hot] = st[k].t_ps;
+        else if (was && !(sum > fat_bps))
+            hot[2 * n_hot++ + 1] = st[k].t_ps;
+    }
+    /* flows by start, hot spans by time: one pass */
+    for (uint32_t i = 0, h = 0; i < n; i++) {
+        while (h < n_hot && hot[2 * h + 1] <= v[ls->fl[i]].start_ps)
+            h++;
+        for (uint32_t g = h; g < n_hot && hot[2 * g] < end[i]; g++)
+            if (hot[2 * g + 1] > v[ls->fl[i]].start_ps) {
+                keep[i] = 1;
+                break;
+            }
+    }
+    free(st), free(hot);
+    return 0;
+}
+
+/* Marks in keep the flows the run with the link fat needs: those that run,
+ * in the first run (completing at end), at the same time as another flow
+ * from the same source or, in case B, to the same destination; those whose
+ * destination's link is slower than their source's (alone, they queue
+ * there); and those that run while the sources could overrun the fat link.
+ * The others meet no other flow with the link fat (FCTs are no longer
+ * there: the link only slows them in the first run) and nothing slows them,
+ * so their excess there is zero up to the ideal's rounding (tens of ns;
+ * measured on the default scenario): the fat run leaves them out, about a
+ * third of its packets (docs/parsimon.md). Flows are sorted by start.
+ * Returns how many are kept, or -1 out of memory. */
+static int64_t mark_needed(const lsim *ls, const int64_t *end, double fat_bps, uint8_t *keep)
+{
+    const tl_flow *v = ls->env->f->v;
+    uint32_t n = ls->n, ng = ls->src.n > ls->dst.n ? ls->src.n : ls->dst.n;
+    int64_t *at = malloc(((size_t)ng + 1) * sizeof *at);
+    if (!at)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        keep[i] = ls->kind == 1 && ls->dst.bps[ls->ldst[i]] < ls->src.bps[ls->lsrc[i]];
+    if (mark_hot(ls, end, fat_bps, keep)) {
+        free(at);
+        return -1;
+    }
+    for (int is_dst = 0; is_dst < (ls->kind == 1 ? 2 : 1); is_dst++) {
+        const uint32_t *g = is_dst ? ls->ldst : ls->lsrc;
+        /* forward: the latest end of the group's earlier flows */
+        for (uint32_t k = 0; k < ng; k++)
+            at[k] = INT64_MIN;
+        for (uint32_t i = 0; i < n; i++) {
+            if (at[g[i]] > v[ls->fl[i]].start_ps)
+                keep[i] = 1;
+            if (end[i] > at[g[i]])
+                at[g[i]] = end[i];
+        }
+        /* backward: the start of the group's next flow */
+        for (uint32_t k = 0; k < ng; k++)
+            at[k] = INT64_MAX;
+        for (uint32_t i = n; i-- > 0;) {
+            if (end[i] > at[g[i]])
+                keep[i] = 1;
+            at[g[i]] = v[ls->fl[i]].start_ps;
+        }
+    }
+    free(at);
+    int64_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        m += keep[i];
+    return m;
 }
 
 int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, tl_err *err)
@@ -247,16 +416,23 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
     ls.src.first = malloc(((size_t)n + 1) * sizeof *ls.src.first);
     ls.dst.idx = calloc(nn, sizeof *ls.dst.idx);
     ls.dst.first = malloc(((size_t)n + 1) * sizeof *ls.dst.first);
+    ls.src.bps = malloc(((size_t)n + 1) * sizeof *ls.src.bps);
+    ls.dst.bps = malloc(((size_t)n + 1) * sizeof *ls.dst.bps);
+    ls.src.delay = malloc(((size_t)n + 1) * sizeof *ls.src.delay);
+    ls.dst.delay = malloc(((size_t)n + 1) * sizeof *ls.dst.delay);
     int is_ctx = env->o->is_residual && kind != 0;
     if (is_ctx)
         ls.shared = calloc((size_t)d->n_chans + 1, sizeof *ls.shared);
     int64_t *ex = malloc(((size_t)n + 1) * sizeof *ex);
     int64_t *ex_fat = is_ctx ? malloc(((size_t)n + 1) * sizeof *ex_fat) : NULL;
+    int64_t *end = is_ctx ? malloc(((size_t)n + 1) * sizeof *end) : NULL;
+    uint8_t *keep = is_ctx ? malloc((size_t)n + 1) : NULL;
     uint64_t *size = malloc(((size_t)n + 1) * sizeof *size);
     double *pnd = malloc(((size_t)n + 1) * sizeof *pnd);
     int rc = 0;
     if (!ls.lsrc || !ls.ldst || !ls.src.idx || !ls.src.first || !ls.dst.idx || !ls.dst.first ||
-        !ex || !size || !pnd || (is_ctx && (!ls.shared || !ex_fat))) {
+        !ls.src.bps || !ls.dst.bps || !ls.src.delay || !ls.dst.delay ||
+        !ex || !size || !pnd || (is_ctx && (!ls.shared || !ex_fat || !end || !keep))) {
         rc = tl_err_nomem(err);
         goto done;
     }
@@ -267,8 +443,23 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
         for (uint32_t k = d->path_off[ls.fl[i]]; is_ctx && k < d->path_off[ls.fl[i] + 1]; k++)
             ls.shared[d->path[k]] += x->size_bytes;
     }
-    if ((rc = run_once(&ls, 0, ex, out, err)) || (is_ctx && (rc = run_once(&ls, 1, ex_fat, out, err))))
+    side_links(&ls);
+    if ((rc = run_once(&ls, 0, NULL, ex, end, out, err)))
         goto done;
+    if (is_ctx) {
+        int64_t m = mark_needed(&ls, end, env->o->fat_factor * (double)tl_topo_link(t, tl_chan_link(chan))->rate_bps, keep);
+        if (m < 0) {
+            rc = tl_err_nomem(err);
+            goto done;
+        }
+        if (!env->o->is_fat_subset || !tl_pktsim_cc_is_line_rate_start(env->cc))
+            m = n, memset(keep, 1, n);
+        if (m > 0 && (rc = run_once(&ls, 1, keep, ex_fat, NULL, out, err)))
+            goto done;
+        for (uint32_t i = 0; i < n; i++)
+            if (!keep[i])
+                ex_fat[i] = lone_excess(&ls, i);
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint64_t sz = f->v[ls.fl[i]].size_bytes;
         int64_t delay = is_ctx ? ex[i] - ex_fat[i] : ex[i];
@@ -278,7 +469,9 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
     rc = ps_edist_build(e, size, pnd, n, env->o->bucket_min, env->o->bucket_ratio, err);
 done:
     free(ls.lsrc), free(ls.ldst), free(ls.src.idx), free(ls.src.first), free(ls.dst.idx);
-    free(ls.dst.first), free(ls.shared), free(ex), free(ex_fat), free(size), free(pnd);
+    free(ls.dst.first), free(ls.src.bps), free(ls.dst.bps), free(ls.src.delay);
+    free(ls.dst.delay), free(ls.shared), free(ex), free(ex_fat), free(end), free(keep);
+    free(size), free(pnd);
     out->wall_s = tl_wall_s() - t0;
     return rc;
 }

@@ -46,6 +46,7 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->is_direct_data = 1;
     o->is_passthrough = 1;
     o->is_residual = 1;
+    o->is_fat_subset = 1;
 }
 
 tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,

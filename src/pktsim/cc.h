@@ -51,6 +51,9 @@ typedef struct tl_cc_ops {
      * dcqcn.min_time_between_cnps (DCQCN's notification point). */
     int uses_cnp;
     int uses_int; /* switches stamp INT records on this CC's data packets */
+    /* A lone flow does not send at its line rate from its first packet (its
+     * window grows from an initial one). */
+    int is_ramp;
     /* Sets the initial window and rate; reads knobs from p. Required. */
     int (*init)(void *st, tl_cc_io *io, const tl_params *p, tl_err *err);
     void (*on_ack)(void *st, tl_cc_io *io, const tl_ack_info *ack); /* required */

@@ -74,6 +74,7 @@ const tl_cc_ops tl_cc_dctcp = {
     .name = "dctcp",
     .doc = "DCTCP, window-based (Alizadeh et al. SIGCOMM'10; RFC 8257). The sender keeps alpha, an EWMA with gain g of the fraction of acknowledged bytes that carried an ECN echo, updated once per window of data; the first marked ACK of a window cuts the window by alpha/2 (at most one cut per window). Growth is TCP's: slow start from the initial window until the first cut, then one MSS per window. A loss (NACK or timeout) halves ssthresh and restarts from one MSS. Switches mark with a step at K (kmin = kmax).",
     .groups = "dctcp,switch",
+    .is_ramp = 1,
     .state_bytes = sizeof(dctcp),
     .init = init,
     .on_ack = on_ack,

@@ -19,3 +19,9 @@ size_t tl_pktsim_n_ccs(void) { return sizeof ccs / sizeof *ccs; }
 const char *tl_pktsim_cc_name(size_t i) { return ccs[i]->name; }
 const char *tl_pktsim_cc_doc(size_t i) { return ccs[i]->doc; }
 const char *tl_pktsim_cc_groups(size_t i) { return ccs[i]->groups; }
+
+int tl_pktsim_cc_is_line_rate_start(const char *cc)
+{
+    const tl_cc_ops *o = tl_cc_find(cc);
+    return o && !o->is_ramp;
+}
