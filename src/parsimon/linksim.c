@@ -71,6 +71,7 @@ typedef struct lsim {
     side src, dst;
     uint32_t *lsrc, *ldst; /* (n) local source / destination of each flow */
     uint64_t *shared;      /* (n_chans) with is_residual: bytes of the link's flows per channel */
+    int64_t lead_ps;       /* propagation moved from every source's link onto the link (side_links) */
 } lsim;
 
 /* Channel c's rate less the offered load (payload bytes over the arrival
@@ -93,7 +94,7 @@ static double context_rate(const lsim *ls, uint32_t c)
  *     channels from the source to u), with the propagation delay to u;
  *   destination k: fat (residual context: the least context rate of the
  *     channels from v to it), with the propagation delay from v. */
-static void side_links(const lsim *ls)
+static void side_links(lsim *ls)
 {
     const ps_env *env = ls->env;
     const tl_topo *t = env->t;
@@ -109,6 +110,16 @@ static void side_links(const lsim *ls)
         ls->src.bps[k] = (uint64_t)llround(rate);
         ls->src.delay[k] = delay;
     }
+    /* The sources' shortest propagation moves onto the link: every arrival
+     * at u comes that much earlier, which changes nothing at u and nothing
+     * downstream, and a source's link without delay saves pktsim one event
+     * per packet (its arrival rides on the NIC's transmit-done event). */
+    int64_t lead = INT64_MAX;
+    for (uint32_t k = 0; k < ls->src.n && ls->kind != 0; k++)
+        lead = ls->src.delay[k] < lead ? ls->src.delay[k] : lead;
+    ls->lead_ps = ls->kind != 0 && ls->src.n ? lead : 0;
+    for (uint32_t k = 0; k < ls->src.n && ls->kind != 0; k++)
+        ls->src.delay[k] -= ls->lead_ps;
     for (uint32_t k = 0; k < ls->dst.n && ls->kind != 2; k++) {
         const uint32_t *p = d->path + d->path_off[ls->dst.first[k]];
         const uint32_t *end = d->path + d->path_off[ls->dst.first[k] + 1];
@@ -180,7 +191,7 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
     rate = fmax(rate, 0.5 * (double)lk->rate_bps);
     if (is_fat)
         rate = env->o->fat_factor * (double)lk->rate_bps;
-    if (tl_topo_add_link(lt, id_u, id_v, (uint64_t)llround(rate), lk->delay_ps, err) < 0)
+    if (tl_topo_add_link(lt, id_u, id_v, (uint64_t)llround(rate), lk->delay_ps + ls->lead_ps, err) < 0)
         goto fail;
     for (uint32_t k = 0; k < n_dst; k++)
         if (tl_topo_add_link(lt, id_v, id_d0 + k, ls->dst.bps[k], ls->dst.delay[k], err) < 0)
@@ -263,7 +274,8 @@ static int64_t lone_excess(const lsim *ls, uint32_t i)
     const tl_link *lk = tl_topo_link(env->t, tl_chan_link(ls->chan));
     uint64_t rate[3] = {ls->src.bps[ls->lsrc[i]],
                         (uint64_t)llround(env->o->fat_factor * (double)lk->rate_bps), 0};
-    int64_t delay[3] = {ls->src.delay[ls->lsrc[i]], lk->delay_ps, 0}, busy[3] = {0, 0, 0};
+    int64_t delay[3] = {ls->src.delay[ls->lsrc[i]], lk->delay_ps + ls->lead_ps, 0};
+    int64_t busy[3] = {0, 0, 0};
     int hops = 2;
     if (ls->kind == 1) {
         rate[2] = ls->dst.bps[ls->ldst[i]];
