@@ -526,8 +526,9 @@ static void star_run(int is_lead, tl_flow_result *res, size_t n)
  * transmit-done event (no arrival event). Moving the sources' common delay
  * past the switch shifts every arrival there equally, so every flow's FCT
  * must stay the same. (With ECN-marking CCs it does not exactly: a quarter
- * of the flows move by up to 7%, with or without the shared event; not
- * understood, left for later.) */
+ * of the flows move by up to 7%, with or without the shared event, probably
+ * because an arrival and a departure at the switch at the same picosecond
+ * come in insertion order, which the shift changes, and move a mark.) */
 static void delay_free_nic_link(void **state)
 {
     (void)state;
