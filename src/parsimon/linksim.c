@@ -359,10 +359,10 @@ static int mark_hot(const lsim *ls, const int64_t *end, double fat_bps, uint8_t 
  * there); and those that run while the sources could overrun the fat link.
  * The others meet no other flow with the link fat (FCTs are no longer
  * there: the link only slows them in the first run) and nothing slows them,
- * so their excess there is zero up to the ideal's rounding (tens of ns;
- * measured on the default scenario): the fat run leaves them out, about a
- * third of its packets (docs/parsimon.md). Flows are sorted by start.
- * Returns how many are kept, or -1 out of memory. */
+ * so their excess there is a lone flow's (lone_excess): the fat run leaves
+ * them out, a quarter of its packets on the default scenario
+ * (docs/parsimon.md). Flows are sorted by start. Returns how many are
+ * kept, or -1 out of memory. */
 static int64_t mark_needed(const lsim *ls, const int64_t *end, double fat_bps, uint8_t *keep)
 {
     const tl_flow *v = ls->env->f->v;
