@@ -459,13 +459,16 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
     if ((rc = run_once(&ls, 0, NULL, ex, end, out, err)))
         goto done;
     if (is_ctx) {
-        int64_t m = mark_needed(&ls, end, env->o->fat_factor * (double)tl_topo_link(t, tl_chan_link(chan))->rate_bps, keep);
+        double fat_bps = env->o->fat_factor * (double)tl_topo_link(t, tl_chan_link(chan))->rate_bps;
+        int64_t m = n;
+        if (env->o->is_fat_subset && tl_pktsim_cc_is_line_rate_start(env->cc))
+            m = mark_needed(&ls, end, fat_bps, keep);
+        else
+            memset(keep, 1, n);
         if (m < 0) {
             rc = tl_err_nomem(err);
             goto done;
         }
-        if (!env->o->is_fat_subset || !tl_pktsim_cc_is_line_rate_start(env->cc))
-            m = n, memset(keep, 1, n);
         if (m > 0 && (rc = run_once(&ls, 1, keep, ex_fat, NULL, out, err)))
             goto done;
         for (uint32_t i = 0; i < n; i++)
