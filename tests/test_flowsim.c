@@ -1,7 +1,8 @@
 /* flowsim: max-min allocations against hand-computed ones (equal sharing,
  * the parking lot, a staggered cross flow), agreement with pktsim on large
- * flows, determinism, and path-level mode equal to whole-network mode on a
- * topology that is a single path. */
+ * flows, determinism, path-level mode equal to whole-network mode on a
+ * topology that is a single path, and path-level mode against a fluid
+ * simulation that recomputes max-min rates from scratch at every event. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "flowsim/flowsim_int.h"
 #include "tailor/flowsim.h"
 #include "tailor/pktsim.h"
+#include "tailor/rng.h"
 #include "tailor/spec.h"
 #include "tailor/time.h"
 #include "tailor/world.h"
@@ -241,6 +243,160 @@ static void path_mode_equals_network_mode(void **state)
     world_free(&w);
 }
 
+/* ---- a from-scratch oracle for path mode ---- */
+
+enum { OR_N = 400, OR_LINKS = 4 };
+
+/* Max-min rates of the active flows by progressive filling over every link
+ * (no components, no coupling test, no incremental state). */
+static void oracle_rates(const tl_fs_link *links, const tl_fs_path_flow *f, const double *cap,
+                         const int *active, double *rate)
+{
+    int frozen[OR_N] = {0};
+    double left[OR_LINKS];
+    for (int l = 0; l < OR_LINKS; l++)
+        left[l] = (double)links[l].rate_bps;
+    for (;;) {
+        double best = INFINITY;
+        for (int l = 0; l < OR_LINKS; l++) {
+            int nu = 0;
+            for (int i = 0; i < OR_N; i++)
+                nu += active[i] && !frozen[i] && f[i].first <= l && f[i].last >= l;
+            if (nu)
+                best = fmin(best, left[l] / nu);
+        }
+        for (int i = 0; i < OR_N; i++)
+            if (active[i] && !frozen[i])
+                best = fmin(best, cap[i]);
+        if (best == INFINITY)
+            return;
+        int is_bottleneck[OR_LINKS];
+        for (int l = 0; l < OR_LINKS; l++) {
+            int nu = 0;
+            for (int i = 0; i < OR_N; i++)
+                nu += active[i] && !frozen[i] && f[i].first <= l && f[i].last >= l;
+            is_bottleneck[l] = nu && left[l] / nu <= best * (1 + 1e-12);
+        }
+        for (int i = 0; i < OR_N; i++) {
+            if (!active[i] || frozen[i])
+                continue;
+            int hit = cap[i] <= best * (1 + 1e-12);
+            for (int l = f[i].first; l <= f[i].last; l++)
+                hit |= is_bottleneck[l];
+            if (!hit)
+                continue;
+            frozen[i] = 1;
+            rate[i] = best;
+            for (int l = f[i].first; l <= f[i].last; l++)
+                left[l] -= best;
+        }
+    }
+}
+
+/* A random path workload that is idle at times and congested at others,
+ * with private access links of several rates: every flow's transfer time
+ * (FCT less the store-and-forward latency) equals a fluid simulation that
+ * recomputes max-min rates from scratch at every event. This checks the
+ * incremental refill, the coupling-link pruning and the skipped refills of
+ * flows that meet no coupling link. */
+static void path_mode_matches_from_scratch_max_min(void **state)
+{
+    (void)state;
+    static const tl_fs_link links[OR_LINKS] = {
+        {10000000000ull, 0}, {40000000000ull, 0}, {25000000000ull, 0}, {10000000000ull, 0}};
+    static const uint64_t access[4] = {0, 10000000000ull, 25000000000ull, 4000000000ull};
+    static tl_fs_path_flow f[OR_N];
+    static double bits[OR_N], cap[OR_N], rem[OR_N], rate[OR_N], dur_ps[OR_N];
+    static int active[OR_N];
+    tl_rng rng;
+    tl_rng_init(&rng, 11, "test", 0);
+    int64_t t = 0;
+    for (int i = 0; i < OR_N; i++) {
+        /* bursts of close arrivals between quiet stretches */
+        t += (int64_t)(tl_rng_below(&rng, 8) ? tl_rng_below(&rng, 400000)
+                                             : tl_rng_below(&rng, 300000000));
+        uint16_t a = (uint16_t)tl_rng_below(&rng, OR_LINKS);
+        uint16_t b = (uint16_t)(a + tl_rng_below(&rng, OR_LINKS - a));
+        f[i] = (tl_fs_path_flow){.size_bytes = 1 + tl_rng_below(&rng, 400000), .start_ps = t,
+                                 .first = a, .last = b,
+                                 .src = {access[tl_rng_below(&rng, 4)], 0},
+                                 .dst = {access[tl_rng_below(&rng, 4)], 0}};
+    }
+    tl_params p = params();
+    uint64_t mtu = (uint64_t)tl_params_get(&p, "nic.mtu_bytes");
+    uint64_t hdr = (uint64_t)tl_params_get(&p, "nic.header_bytes");
+    for (int i = 0; i < OR_N; i++) {
+        uint64_t pkts = (f[i].size_bytes + mtu - 1) / mtu;
+        bits[i] = (double)(f[i].size_bytes + pkts * hdr) * 8;
+        cap[i] = INFINITY;
+        if (f[i].src.rate_bps)
+            cap[i] = fmin(cap[i], (double)f[i].src.rate_bps);
+        if (f[i].dst.rate_bps)
+            cap[i] = fmin(cap[i], (double)f[i].dst.rate_bps);
+    }
+    /* the fluid simulation, in seconds */
+    double now = 0;
+    int next = 0, n_done = 0, max_active = 0;
+    while (n_done < OR_N) {
+        while (next < OR_N && (double)f[next].start_ps * 1e-12 <= now) {
+            active[next] = 1;
+            rem[next] = bits[next];
+            next++;
+        }
+        int n_active = 0;
+        for (int i = 0; i < OR_N; i++)
+            n_active += active[i];
+        max_active = n_active > max_active ? n_active : max_active;
+        if (!n_active) {
+            now = (double)f[next].start_ps * 1e-12;
+            continue;
+        }
+        oracle_rates(links, f, cap, active, rate);
+        double step = next < OR_N ? (double)f[next].start_ps * 1e-12 - now : INFINITY;
+        for (int i = 0; i < OR_N; i++)
+            if (active[i])
+                step = fmin(step, rem[i] / rate[i]);
+        for (int i = 0; i < OR_N; i++) {
+            if (!active[i])
+                continue;
+            if (rem[i] / rate[i] <= step * (1 + 1e-12)) {
+                active[i] = 0;
+                n_done++;
+                dur_ps[i] = (now + step - (double)f[i].start_ps * 1e-12) * 1e12;
+            } else {
+                rem[i] -= rate[i] * step;
+            }
+        }
+        now += step;
+    }
+    assert_true(max_active >= 8); /* it did get congested */
+    tl_flowsim *s;
+    const tl_flow_result *res = run_path(&s, links, OR_LINKS, f, OR_N, &p);
+    for (int i = 0; i < OR_N; i++) {
+        /* latency: the first packet's store-and-forward at every hop but the
+         * slowest (docs/results.md's ideal FCT; no propagation here) */
+        uint64_t r[TL_MAX_HOPS], slow = UINT64_MAX, first = (f[i].size_bytes < mtu ? f[i].size_bytes : mtu) + hdr;
+        int h = 0;
+        if (f[i].src.rate_bps)
+            r[h++] = f[i].src.rate_bps;
+        for (int l = f[i].first; l <= f[i].last; l++)
+            r[h++] = links[l].rate_bps;
+        if (f[i].dst.rate_bps)
+            r[h++] = f[i].dst.rate_bps;
+        int64_t lat = 0;
+        for (int k = 0; k < h; k++) {
+            lat += tl_tx_time_ps(first, r[k]);
+            slow = r[k] < slow ? r[k] : slow;
+        }
+        lat -= tl_tx_time_ps(first, slow);
+        double got = (double)(res[i].fct_ps - lat);
+        if (fabs(got - dur_ps[i]) > 1e-6 * dur_ps[i] + 2000)
+            fail_msg("flow %d: transfer %.0f ps, from-scratch max-min %.0f ps", i, got, dur_ps[i]);
+    }
+    tl_flowsim_destroy(s);
+    tl_params_fini(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +405,7 @@ int main(void)
         cmocka_unit_test(staggered_cross_flow),
         cmocka_unit_test(agrees_with_pktsim_on_large_flows),
         cmocka_unit_test(path_mode_equals_network_mode),
+        cmocka_unit_test(path_mode_matches_from_scratch_max_min),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,38 +38,42 @@ static tl_flowsim *alloc_sim(uint32_t n_links, size_t n_flows, size_t total_hops
     s->n_links = n_links;
     s->n_flows = n_flows;
     size_t nf = n_flows ? n_flows : 1, nl = n_links ? n_links : 1, nh = total_hops ? total_hops : 1;
+    /* Zeroed: what is read before it is first written (membership, cap
+     * sums, stamps, event ids, rates); the rest is written by the builders
+     * or by refill before use (zeroing it all was a tenth of a path's
+     * build in m3). */
     s->cap_bps = calloc(nl, sizeof *s->cap_bps);
     s->lf = calloc(nl, sizeof *s->lf);
-    s->start_ps = calloc(nf, sizeof *s->start_ps);
-    s->wire_bits = calloc(nf, sizeof *s->wire_bits);
-    s->latency_ps = calloc(nf, sizeof *s->latency_ps);
-    s->flow_cap = calloc(nf, sizeof *s->flow_cap);
-    s->path_off = calloc(nf, sizeof *s->path_off);
-    s->hops = calloc(nf, sizeof *s->hops);
-    s->path = calloc(nh, sizeof *s->path);
-    s->pos = calloc(nh, sizeof *s->pos);
-    s->res = calloc(nf, sizeof *s->res);
+    s->start_ps = malloc(nf * sizeof *s->start_ps);
+    s->wire_bits = malloc(nf * sizeof *s->wire_bits);
+    s->latency_ps = malloc(nf * sizeof *s->latency_ps);
+    s->flow_cap = malloc(nf * sizeof *s->flow_cap);
+    s->path_off = malloc(nf * sizeof *s->path_off);
+    s->hops = malloc(nf * sizeof *s->hops);
+    s->path = malloc(nh * sizeof *s->path);
+    s->pos = malloc(nh * sizeof *s->pos);
+    s->res = malloc(nf * sizeof *s->res);
     s->rate = calloc(nf, sizeof *s->rate);
-    s->new_rate = calloc(nf, sizeof *s->new_rate);
-    s->rem_bits = calloc(nf, sizeof *s->rem_bits);
-    s->t_last = calloc(nf, sizeof *s->t_last);
+    s->new_rate = malloc(nf * sizeof *s->new_rate);
+    s->rem_bits = malloc(nf * sizeof *s->rem_bits);
+    s->t_last = malloc(nf * sizeof *s->t_last);
     s->ev_seq = calloc(nf, sizeof *s->ev_seq);
-    s->ev_at_ps = calloc(nf, sizeof *s->ev_at_ps);
-    s->due_ps = calloc(nf, sizeof *s->due_ps);
+    s->ev_at_ps = malloc(nf * sizeof *s->ev_at_ps);
+    s->due_ps = malloc(nf * sizeof *s->due_ps);
     s->is_active = calloc(nf, sizeof *s->is_active);
     s->link_stamp = calloc(nl, sizeof *s->link_stamp);
-    s->n_unfrozen = calloc(nl, sizeof *s->n_unfrozen);
-    s->rem_cap = calloc(nl, sizeof *s->rem_cap);
+    s->n_unfrozen = malloc(nl * sizeof *s->n_unfrozen);
+    s->rem_cap = malloc(nl * sizeof *s->rem_cap);
     s->ub_sum = calloc(nl, sizeof *s->ub_sum);
     s->flow_stamp = calloc(nf, sizeof *s->flow_stamp);
     s->frozen_stamp = calloc(nf, sizeof *s->frozen_stamp);
-    s->comp_links = calloc(nl, sizeof *s->comp_links);
-    s->comp_flows = calloc(nf, sizeof *s->comp_flows);
-    s->capped = calloc(nf, sizeof *s->capped);
+    s->comp_links = malloc(nl * sizeof *s->comp_links);
+    s->comp_flows = malloc(nf * sizeof *s->comp_flows);
+    s->capped = malloc(nf * sizeof *s->capped);
     /* Each freeze pushes at most one share per hop; a refill pushes at most
      * links + hops entries. */
     s->sh_cap = nl + nh + 1;
-    s->sh = calloc(s->sh_cap, sizeof *s->sh);
+    s->sh = malloc(s->sh_cap * sizeof *s->sh);
     if (!s->cap_bps || !s->lf || !s->start_ps || !s->wire_bits || !s->latency_ps || !s->flow_cap ||
         !s->path_off || !s->hops || !s->path || !s->pos || !s->res || !s->rate || !s->new_rate ||
         !s->rem_bits || !s->t_last || !s->ev_seq || !s->ev_at_ps || !s->due_ps ||

@@ -102,6 +102,20 @@ static inline int is_coupling(const tl_flowsim *s, uint32_t l)
     return s->ub_sum[l] > s->cap_bps[l] * (1 + 1e-9);
 }
 
+/* Whether any link of f's path is coupling. When none is (with f counted
+ * in), f runs at its cap, and neither its arrival nor its departure changes
+ * another flow's rate: its links bind nobody with it, so none without it,
+ * and f is on no other link. Most events of a path-level run in m3 are
+ * such (0.19 coupling links per refill at 2M flows): this skips their
+ * component search. */
+static int touches_coupling(const tl_flowsim *s, uint32_t f)
+{
+    for (uint32_t k = 0; k < s->hops[f]; k++)
+        if (is_coupling(s, s->path[s->path_off[f] + k]))
+            return 1;
+    return 0;
+}
+
 static void link_add(tl_flowsim *s, uint32_t f)
 {
     for (uint32_t k = 0; k < s->hops[f]; k++) {
@@ -316,7 +330,12 @@ static void on_arrival(tl_flowsim *s, int64_t now)
         if (++s->n_active > s->st.max_active_flows)
             s->st.max_active_flows = s->n_active;
         s->st.n_events++;
-        refill(s, f, 0, now);
+        if (touches_coupling(s, f))
+            refill(s, f, 0, now);
+        else { /* alone on every link it crosses: its cap, nobody else moves */
+            s->rate[f] = s->new_rate[f] = s->flow_cap[f];
+            schedule(s, f, now);
+        }
     }
     if (s->next_arrival < s->n_flows)
         tl_heap_push(&s->heap, s->start_ps[s->next_arrival], 0, EV_ARRIVAL, 0);
@@ -329,11 +348,14 @@ static void on_completion(tl_flowsim *s, uint32_t f, int64_t now)
     s->n_done++;
     s->res[f].fct_ps = now - s->start_ps[f] + s->latency_ps[f];
     s->st.n_events++;
+    /* Off links that constrain nobody, its departure changes no rate. */
+    int was_coupled = touches_coupling(s, f);
     link_remove(s, f);
     s->rate[f] = 0;
     s->ev_seq[f] = 0;
     /* The flows that shared its links are refilled: seed from its own links. */
-    refill(s, f, 1, now);
+    if (was_coupled)
+        refill(s, f, 1, now);
 }
 
 int tl_flowsim_run(tl_flowsim *s, tl_progress *prog, tl_err *err)

@@ -118,20 +118,17 @@ int m3_paths_sample(const m3_paths *g, uint32_t k, uint64_t seed, uint32_t **ids
 /* How many flows ahead of the merge their records are fetched. */
 #define PREFETCH 16
 
-/* Adds flow i's stretches along path P (channels pc[0..np)) to w. */
+/* Adds flow i's stretches along path P to w; at[c] is channel c's
+ * position on P plus one (0: not on P). */
 static int add_segments(m3_pathwl *w, const tl_topo *t, const m3_paths *g, size_t i,
-                        uint32_t pid, const uint32_t *pc, int np, tl_err *err)
+                        uint32_t pid, const uint8_t *at, tl_err *err)
 {
     const m3_flowrec *fr = &g->rec[i];
     const uint32_t *c = g->fp.path + fr->path_off;
     int h = (int)fr->hops;
     int pos[TL_MAX_HOPS];
-    for (int k = 0; k < h; k++) {
-        pos[k] = -1;
-        for (int q = 0; q < np; q++)
-            if (pc[q] == c[k])
-                pos[k] = q;
-    }
+    for (int k = 0; k < h; k++)
+        pos[k] = (int)at[c[k]] - 1;
     int is_fg = fr->path_of == pid;
     for (int k = 0; k < h;) {
         if (pos[k] < 0) {
@@ -182,8 +179,17 @@ int m3_paths_workload(const m3_paths *g, const tl_topo *t, uint32_t pid, m3_path
         most += fp->chan_off[pc[q] + 1] - fp->chan_off[pc[q]];
     int rc = m3_pathwl_init(w, np, 0, err);
     rc = rc ? rc : m3_pathwl_reserve(w, most, err);
-    if (rc)
+    /* where each channel sits on the path: a lookup per hop of a flow
+     * instead of a scan of the path (a tenth of the build) */
+    uint8_t *pos_of = rc ? NULL : calloc(2 * (size_t)tl_topo_n_links(t), 1);
+    if (!rc && !pos_of)
+        rc = tl_err_nomem(err);
+    if (rc) {
+        m3_pathwl_fini(w);
         return rc;
+    }
+    for (int q = 0; q < np; q++)
+        pos_of[pc[q]] = (uint8_t)(q + 1);
     for (int q = 0; q < np; q++) {
         const tl_link *l = tl_topo_link(t, tl_chan_link(pc[q]));
         w->link[q] = (tl_fs_link){l->rate_bps, l->delay_ps};
@@ -213,8 +219,9 @@ int m3_paths_workload(const m3_paths *g, const tl_topo *t, uint32_t pid, m3_path
                 __builtin_prefetch(&fp->path[g->rec[ahead].path_off]);
             }
         }
-        rc = add_segments(w, t, g, i, pid, pc, np, err);
+        rc = add_segments(w, t, g, i, pid, pos_of, err);
     }
+    free(pos_of);
     rc = rc ? rc : m3_pathwl_sort(w, err);
     if (rc)
         m3_pathwl_fini(w);
