@@ -9,14 +9,14 @@
 
 #include "cli.h"
 #include "tailor/time.h"
+#include "tailor/pktsim.h"
 #include "tailor/rng.h"
 
 int inspect_print(const cli_world *w, int n_threads, tl_err *err);
 int cmd_compare(int argc, char **argv);
 
-/* What determines a pktsim result: the scenario text, the seed and tailor's
- * version. (A change to pktsim within one version is not seen: delete
- * out/cache/ after changing the simulator.) */
+/* What determines a pktsim result: the scenario text, the seed, tailor's
+ * version and pktsim's results revision (TL_PKTSIM_RESULTS_REV). */
 static uint64_t scenario_key(uint64_t seed)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -24,6 +24,7 @@ static uint64_t scenario_key(uint64_t seed)
         h = (h ^ (uint8_t)*p) * 1099511628211ull;
     for (const char *p = TL_VERSION_STRING; *p; p++)
         h = (h ^ (uint8_t)*p) * 1099511628211ull;
+    h = (h ^ TL_PKTSIM_RESULTS_REV) * 1099511628211ull;
     return tl_mix64(h ^ tl_mix64(seed));
 }
 

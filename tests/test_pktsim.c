@@ -546,6 +546,56 @@ static void delay_free_nic_link(void **state)
     assert_true(n_slowed > n / 4); /* the flows share the last hop and are paced */
 }
 
+/* A NIC whose only armed event is a paced flow's next send, far ahead, must
+ * still send another flow's packets back to back: host 0 sends flow A, which
+ * TIMELY has throttled to 100 Mb/s (a packet every 84 us), when flow B of
+ * four packets starts from the same host to another one at line rate. B's
+ * packets all leave before its first ACK can return, so B completes in its
+ * ideal time, give or take one of A's packets on the wire. (A NIC that kept
+ * its later event took B's next packet out only at A's next send or at B's
+ * first ACK: four round trips.) */
+static void paced_flow_does_not_hold_the_nic(void **state)
+{
+    (void)state;
+    tl_err err;
+    tl_err_clear(&err);
+    tl_topo *t = tl_topo_create(&err);
+    assert_non_null(t);
+    for (int k = 0; k < 3; k++)
+        assert_true(tl_topo_add_node(t, TL_NODE_HOST, 0, -1, -1, 0, &err) >= 0);
+    assert_true(tl_topo_add_node(t, TL_NODE_SWITCH, TL_TIER_AUTO, -1, -1, 0, &err) >= 0);
+    for (uint32_t k = 0; k < 3; k++)
+        assert_true(tl_topo_add_link(t, k, 3, 10000000000ull, 1000000, &err) >= 0);
+    assert_int_equal(tl_topo_finish(t, &err), 0);
+    tl_routes *r = tl_routes_create(t, 1, &err);
+    assert_non_null(r);
+    tl_flows f;
+    tl_flows_init(&f);
+    f.v = calloc(2, sizeof *f.v);
+    f.n = f.cap = 2;
+    f.v[0] = (tl_flow){.id = 0, .size_bytes = 2000000, .start_ps = 0, .src = 0, .dst = 1};
+    f.v[1] = (tl_flow){.id = 1, .size_bytes = 4000, .start_ps = 1000000000, .src = 0, .dst = 2};
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, &err), 0);
+    /* every RTT above T_high: the rate falls by 80% per update to delta */
+    tl_params_set(&p, "timely.t_low_ps", 1000, NULL);
+    tl_params_set(&p, "timely.t_high_ps", 1000, NULL);
+    tl_params_set(&p, "timely.delta_bps", 100e6, NULL);
+    tl_pktsim *s = tl_pktsim_create(t, r, &f, &p, "timely", 1, &err);
+    assert_non_null(s);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    const tl_flow_result *res = tl_pktsim_results(s);
+    assert_true(res[0].fct_ps > 50 * res[0].ideal_ps); /* A is paced slowly */
+    if (res[1].fct_ps > res[1].ideal_ps + 1000000)
+        fail_msg("flow B: FCT %lld ps, ideal %lld ps", (long long)res[1].fct_ps,
+                 (long long)res[1].ideal_ps);
+    tl_pktsim_destroy(s);
+    tl_params_fini(&p);
+    free(f.v);
+    tl_routes_destroy(r);
+    tl_topo_destroy(t);
+}
+
 static void bad_configurations(void **state)
 {
     world w;
@@ -592,6 +642,7 @@ int main(void)
         cmocka_unit_test(runtime_knob_change),
         cmocka_unit_test(link_failure_reroutes),
         cmocka_unit_test(delay_free_nic_link),
+        cmocka_unit_test(paced_flow_does_not_hold_the_nic),
         cmocka_unit_test(bad_configurations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

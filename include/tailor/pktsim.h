@@ -23,6 +23,11 @@
 #include "tailor/topo.h"
 #include "tailor/workload.h"
 
+/* Bumped whenever a change alters pktsim's results for the same input, so
+ * that stored ground truth (tailor demo's out/cache/) is not reused across
+ * it. 2: a NIC re-arms its transmit-done earlier than a paced flow's wake. */
+#define TL_PKTSIM_RESULTS_REV 2
+
 typedef struct tl_pktsim tl_pktsim;
 
 /* Builds a simulation of flows f on topology t with routes r, transport knobs

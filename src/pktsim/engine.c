@@ -80,9 +80,13 @@ static void cross_direct(tl_pktsim *s, port *q, uint32_t i, int64_t at)
 
 static void arm_txdone(tl_pktsim *s, port *p, int64_t at)
 {
-    if (!p->is_txdone_armed) {
+    /* Armed for later (a paced flow's next send) and now needed sooner
+     * (another flow's packet went out and ends first): the earlier event
+     * supersedes it; on_txdone works out the next time again. */
+    if (!p->is_txdone_armed || at < p->txdone_ps) {
         p->is_txdone_armed = 1;
-        tl_heap_push(&s->heap, at, (uint32_t)(p - s->ports), EV_TX_DONE, 0);
+        p->txdone_ps = at;
+        p->txdone_seq = tl_heap_push(&s->heap, at, (uint32_t)(p - s->ports), EV_TX_DONE, 0);
     }
 }
 
@@ -757,7 +761,10 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         s->st.n_events++;
         switch (e.kind) {
         case EV_ARRIVE: on_arrive(s, &s->ports[e.target], e.t_ps); break;
-        case EV_TX_DONE: on_txdone(s, &s->ports[e.target], e.t_ps); break;
+        case EV_TX_DONE:
+            if (e.seq == s->ports[e.target].txdone_seq) /* else superseded */
+                on_txdone(s, &s->ports[e.target], e.t_ps);
+            break;
         case EV_FLOW_START: start_flows(s, e.t_ps); break;
         case EV_RTO: on_rto(s, e.target, e.t_ps); break;
         case EV_PFC: on_pfc(s, &s->ports[e.target], e.aux, e.t_ps); break;

@@ -41,6 +41,8 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint32_t q_head[2], q_tail[2]; /* 0: high priority (ACK, NACK), 1: data */
     uint64_t q_bytes;
     int64_t busy_until_ps;
+    int64_t txdone_ps;   /* when the armed transmit-done event fires */
+    uint64_t txdone_seq; /* its seq: an event superseded by an earlier one is ignored */
     uint32_t ring_head, ring_n, ring_cap; /* ring_cap is a power of two */
     uint8_t is_txdone_armed, is_host;
     uint8_t is_paused;      /* PFC: the downstream switch paused this port's data */
