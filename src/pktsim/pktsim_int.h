@@ -87,6 +87,10 @@ typedef struct flow_rt {
     uint32_t rr_next, rr_prev; /* circular list of the NIC's active flows */
     uint32_t nic_port;
     uint64_t entropy; /* the load balancer's entropy of the current path */
+    /* direct control packets (tl_pktsim_set_direct_acks): the reverse
+     * path's delay for ctrl_bytes, on the path at ctrl_path_off - 1 (0: none yet) */
+    int64_t ctrl_delay_ps;
+    uint32_t ctrl_path_off, ctrl_bytes;
     tl_cc_io io;
 } flow_rt;
 
