@@ -20,6 +20,20 @@ static inline int64_t tx_time(const port *p, uint32_t bytes)
     return p->ps_per_byte ? (int64_t)(bytes * p->ps_per_byte) : tl_tx_time_ps(bytes, p->rate_bps);
 }
 
+/* tx_time for a packet about to be sent: a port whose rate does not divide
+ * 8e12 (Parsimon's residual rates) needs a division, so it remembers the
+ * last size it timed, which is nearly always a full packet's. */
+static inline int64_t tx_time_memo(port *p, uint32_t bytes)
+{
+    if (p->ps_per_byte)
+        return (int64_t)(bytes * p->ps_per_byte);
+    if (bytes != p->memo_bytes) {
+        p->memo_bytes = bytes;
+        p->memo_ps = tl_tx_time_ps(bytes, p->rate_bps);
+    }
+    return p->memo_ps;
+}
+
 static inline pkt *P(tl_pktsim *s, uint32_t i) { return tl_pool_at(&s->pkts, i); }
 
 /* Returns a packet, and its INT block if it has one, to their pools. */
@@ -71,7 +85,7 @@ static void cross_direct(tl_pktsim *s, port *q, uint32_t i, int64_t at)
             mark(s, q, k);
     }
     int64_t start = at > q->busy_until_ps ? at : q->busy_until_ps;
-    q->busy_until_ps = start + tx_time(q, bytes);
+    q->busy_until_ps = start + tx_time_memo(q, bytes);
     q->bytes_tx += bytes;
     q->pkts_tx++;
     s->st.n_link_hops++;
@@ -94,7 +108,7 @@ static void arm_txdone(tl_pktsim *s, port *p, int64_t at)
 static void start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
 {
     pkt *k = P(s, i);
-    int64_t end = now + tx_time(p, k->wire_bytes);
+    int64_t end = now + tx_time_memo(p, k->wire_bytes);
     p->busy_until_ps = end;
     p->bytes_tx += k->wire_bytes;
     p->pkts_tx++;

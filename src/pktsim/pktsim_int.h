@@ -55,6 +55,8 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint32_t rr_head; /* host NIC: round-robin cursor into its active flows, NONE if none */
     uint64_t rate_bps;
     uint64_t ps_per_byte; /* 8e12 / rate when exact, else 0 (then tl_tx_time_ps) */
+    uint32_t memo_bytes;  /* tx_time_memo: the last size timed (0: none) */
+    int64_t memo_ps;
     int64_t prop_ps;
     void *qp_state;     /* this port's queue-policy state (in tl_pktsim.qp_states) */
     uint32_t *ring_pkt; /* (ring_cap) */
