@@ -40,8 +40,8 @@ static tl_flowsim *alloc_sim(uint32_t n_links, size_t n_flows, size_t total_hops
     size_t nf = n_flows ? n_flows : 1, nl = n_links ? n_links : 1, nh = total_hops ? total_hops : 1;
     /* Zeroed: what is read before it is first written (membership, cap
      * sums, stamps, event ids, rates); the rest is written by the builders
-     * or by refill before use (zeroing it all was a tenth of a path's
-     * build in m3). */
+     * or by refill before use (zeroing it all was a quarter of the
+     * instructions of building a path's flowsim in m3). */
     s->cap_bps = calloc(nl, sizeof *s->cap_bps);
     s->lf = calloc(nl, sizeof *s->lf);
     s->start_ps = malloc(nf * sizeof *s->start_ps);

@@ -180,7 +180,7 @@ int m3_paths_workload(const m3_paths *g, const tl_topo *t, uint32_t pid, m3_path
     int rc = m3_pathwl_init(w, np, 0, err);
     rc = rc ? rc : m3_pathwl_reserve(w, most, err);
     /* where each channel sits on the path: a lookup per hop of a flow
-     * instead of a scan of the path (a tenth of the build) */
+     * instead of a scan of the path (a third of the build's instructions) */
     uint8_t *pos_of = rc ? NULL : calloc(2 * (size_t)tl_topo_n_links(t), 1);
     if (!rc && !pos_of)
         rc = tl_err_nomem(err);
