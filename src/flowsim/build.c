@@ -62,8 +62,10 @@ static tl_flowsim *alloc_sim(uint32_t n_links, size_t n_flows, size_t total_hops
     s->due_ps = malloc(nf * sizeof *s->due_ps);
     s->is_active = calloc(nf, sizeof *s->is_active);
     s->link_stamp = calloc(nl, sizeof *s->link_stamp);
-    s->n_unfrozen = malloc(nl * sizeof *s->n_unfrozen);
-    s->rem_cap = malloc(nl * sizeof *s->rem_cap);
+    /* (freeze updates these on every link of a flow, inside the refilled
+     * component or not) */
+    s->n_unfrozen = calloc(nl, sizeof *s->n_unfrozen);
+    s->rem_cap = calloc(nl, sizeof *s->rem_cap);
     s->ub_sum = calloc(nl, sizeof *s->ub_sum);
     s->flow_stamp = calloc(nf, sizeof *s->flow_stamp);
     s->frozen_stamp = calloc(nf, sizeof *s->frozen_stamp);
