@@ -480,46 +480,56 @@ static void link_failure_reroutes(void **state)
     world_free(&w);
 }
 
-/* A star of six 10 Gb/s sources into one switch and one destination, two
- * flows per source at a time, TIMELY (paced), run through pktsim with the
- * sources' links delay d and the last hop delay d (is_lead 0), or with the
- * sources' links without delay and the last hop 2d (is_lead 1). Results in
- * res (n flows). */
-static void star_run(int is_lead, tl_flow_result *res, size_t n)
+/* n_hosts 10 Gb/s hosts on one switch (node n_hosts), host k's link with
+ * delay_ps[k]: flows f run through pktsim with cc and knobs p, results in
+ * res (f->n flows). */
+static void star_pktsim(uint32_t n_hosts, const int64_t *delay_ps, const tl_flows *f,
+                        const tl_params *p, const char *cc, tl_flow_result *res)
 {
     tl_err err;
     tl_err_clear(&err);
     tl_topo *t = tl_topo_create(&err);
     assert_non_null(t);
-    for (int k = 0; k < 6; k++)
+    for (uint32_t k = 0; k < n_hosts; k++)
         assert_true(tl_topo_add_node(t, TL_NODE_HOST, 0, -1, -1, 0, &err) >= 0);
     assert_true(tl_topo_add_node(t, TL_NODE_SWITCH, TL_TIER_AUTO, -1, -1, 0, &err) >= 0);
-    assert_true(tl_topo_add_node(t, TL_NODE_HOST, 0, -1, -1, 0, &err) >= 0);
-    int64_t d = 1000000;
-    for (uint32_t k = 0; k < 6; k++)
-        assert_true(tl_topo_add_link(t, k, 6, 10000000000ull, is_lead ? 0 : d, &err) >= 0);
-    assert_true(tl_topo_add_link(t, 6, 7, 10000000000ull, is_lead ? 2 * d : d, &err) >= 0);
+    for (uint32_t k = 0; k < n_hosts; k++)
+        assert_true(tl_topo_add_link(t, k, n_hosts, 10000000000ull, delay_ps[k], &err) >= 0);
     assert_int_equal(tl_topo_finish(t, &err), 0);
     tl_routes *r = tl_routes_create(t, 1, &err);
     assert_non_null(r);
+    tl_pktsim *s = tl_pktsim_create(t, r, f, p, cc, 1, &err);
+    assert_non_null(s);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    memcpy(res, tl_pktsim_results(s), f->n * sizeof *res);
+    tl_pktsim_destroy(s);
+    tl_routes_destroy(r);
+    tl_topo_destroy(t);
+}
+
+/* A star of six 10 Gb/s sources and one destination (host 6) on one
+ * switch, two flows per source at a time, TIMELY (paced), run through
+ * pktsim with the sources' links delay d and the last hop delay d
+ * (is_lead 0), or with the sources' links without delay and the last hop
+ * 2d (is_lead 1). Results in res (n flows). */
+static void star_run(int is_lead, tl_flow_result *res, size_t n)
+{
+    int64_t d = 1000000, delay[7];
+    for (int k = 0; k < 6; k++)
+        delay[k] = is_lead ? 0 : d;
+    delay[6] = is_lead ? 2 * d : d;
     tl_flows f;
     tl_flows_init(&f);
     f.v = calloc(n, sizeof *f.v);
     f.n = f.cap = n;
     for (size_t i = 0; i < n; i++) /* irregular sizes and starts: no ties at the switch */
         f.v[i] = (tl_flow){.id = i, .size_bytes = 3000 + (i * 7919 % 61) * 1013,
-                           .start_ps = (int64_t)(i / 12) * 300000000 + (int64_t)(i % 12) * 137011, .src = (uint32_t)(i % 6), .dst = 7};
+                           .start_ps = (int64_t)(i / 12) * 300000000 + (int64_t)(i % 12) * 137011, .src = (uint32_t)(i % 6), .dst = 6};
     tl_params p;
-    assert_int_equal(tl_params_init(&p, &err), 0);
-    tl_pktsim *s = tl_pktsim_create(t, r, &f, &p, "timely", 1, &err);
-    assert_non_null(s);
-    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
-    memcpy(res, tl_pktsim_results(s), n * sizeof *res);
-    tl_pktsim_destroy(s);
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    star_pktsim(7, delay, &f, &p, "timely", res);
     tl_params_fini(&p);
     free(f.v);
-    tl_routes_destroy(r);
-    tl_topo_destroy(t);
 }
 
 /* A NIC on a link without delay delivers its packet on its own
@@ -557,18 +567,7 @@ static void delay_free_nic_link(void **state)
 static void paced_flow_does_not_hold_the_nic(void **state)
 {
     (void)state;
-    tl_err err;
-    tl_err_clear(&err);
-    tl_topo *t = tl_topo_create(&err);
-    assert_non_null(t);
-    for (int k = 0; k < 3; k++)
-        assert_true(tl_topo_add_node(t, TL_NODE_HOST, 0, -1, -1, 0, &err) >= 0);
-    assert_true(tl_topo_add_node(t, TL_NODE_SWITCH, TL_TIER_AUTO, -1, -1, 0, &err) >= 0);
-    for (uint32_t k = 0; k < 3; k++)
-        assert_true(tl_topo_add_link(t, k, 3, 10000000000ull, 1000000, &err) >= 0);
-    assert_int_equal(tl_topo_finish(t, &err), 0);
-    tl_routes *r = tl_routes_create(t, 1, &err);
-    assert_non_null(r);
+    static const int64_t delay[3] = {1000000, 1000000, 1000000};
     tl_flows f;
     tl_flows_init(&f);
     f.v = calloc(2, sizeof *f.v);
@@ -576,24 +575,19 @@ static void paced_flow_does_not_hold_the_nic(void **state)
     f.v[0] = (tl_flow){.id = 0, .size_bytes = 2000000, .start_ps = 0, .src = 0, .dst = 1};
     f.v[1] = (tl_flow){.id = 1, .size_bytes = 4000, .start_ps = 1000000000, .src = 0, .dst = 2};
     tl_params p;
-    assert_int_equal(tl_params_init(&p, &err), 0);
+    assert_int_equal(tl_params_init(&p, NULL), 0);
     /* every RTT above T_high: the rate falls by 80% per update to delta */
     tl_params_set(&p, "timely.t_low_ps", 1000, NULL);
     tl_params_set(&p, "timely.t_high_ps", 1000, NULL);
     tl_params_set(&p, "timely.delta_bps", 100e6, NULL);
-    tl_pktsim *s = tl_pktsim_create(t, r, &f, &p, "timely", 1, &err);
-    assert_non_null(s);
-    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
-    const tl_flow_result *res = tl_pktsim_results(s);
+    tl_flow_result res[2];
+    star_pktsim(3, delay, &f, &p, "timely", res);
     assert_true(res[0].fct_ps > 50 * res[0].ideal_ps); /* A is paced slowly */
     if (res[1].fct_ps > res[1].ideal_ps + 1000000)
         fail_msg("flow B: FCT %lld ps, ideal %lld ps", (long long)res[1].fct_ps,
                  (long long)res[1].ideal_ps);
-    tl_pktsim_destroy(s);
     tl_params_fini(&p);
     free(f.v);
-    tl_routes_destroy(r);
-    tl_topo_destroy(t);
 }
 
 static void bad_configurations(void **state)
