@@ -114,12 +114,14 @@ static void side_links(lsim *ls)
      * at u comes that much earlier, which changes nothing at u and nothing
      * downstream, and a source's link without delay saves pktsim one event
      * per packet (its arrival rides on the NIC's transmit-done event). */
-    int64_t lead = INT64_MAX;
-    for (uint32_t k = 0; k < ls->src.n && ls->kind != 0; k++)
-        lead = ls->src.delay[k] < lead ? ls->src.delay[k] : lead;
-    ls->lead_ps = ls->kind != 0 && ls->src.n ? lead : 0;
-    for (uint32_t k = 0; k < ls->src.n && ls->kind != 0; k++)
-        ls->src.delay[k] -= ls->lead_ps;
+    ls->lead_ps = 0;
+    if (ls->kind != 0 && ls->src.n) {
+        ls->lead_ps = ls->src.delay[0];
+        for (uint32_t k = 1; k < ls->src.n; k++)
+            ls->lead_ps = ls->src.delay[k] < ls->lead_ps ? ls->src.delay[k] : ls->lead_ps;
+        for (uint32_t k = 0; k < ls->src.n; k++)
+            ls->src.delay[k] -= ls->lead_ps;
+    }
     for (uint32_t k = 0; k < ls->dst.n && ls->kind != 2; k++) {
         const uint32_t *p = d->path + d->path_off[ls->dst.first[k]];
         const uint32_t *end = d->path + d->path_off[ls->dst.first[k] + 1];
