@@ -86,7 +86,7 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                 return EXIT_INPUT;
             a->sizes = v;
         } else if (!strcmp(name, "traffic")) {
-            if (!one_of(sub, name, v, "uniform", "local", NULL))
+            if (!one_of(sub, name, v, "uniform", "local", "skew"))
                 return EXIT_INPUT;
             a->traffic = v;
         } else if (!strcmp(name, "eta")) {
@@ -162,9 +162,10 @@ static int gen_data(int argc, char **argv)
     so.is_fabric = !a.kind || !strcmp(a.kind, "parking") ? 0 : !strcmp(a.kind, "fabric") ? 1 : 2;
     so.is_mixture = a.sizes && !strcmp(a.sizes, "mixture");
     so.is_local = a.traffic && !strcmp(a.traffic, "local");
-    if ((so.is_mixture || so.is_local) && !so.is_fabric) {
+    so.is_skew = a.traffic && !strcmp(a.traffic, "skew");
+    if ((so.is_mixture || so.is_local || so.is_skew) && !so.is_fabric) {
         fprintf(stderr, "tailor m3 gen-data: --%s needs --kind fabric or fabric-net\n",
-                so.is_mixture ? "sizes mixture" : "traffic local");
+                so.is_mixture ? "sizes mixture" : so.is_local ? "traffic local" : "traffic skew");
         return EXIT_INPUT;
     }
     rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);

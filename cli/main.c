@@ -60,7 +60,7 @@ static const struct {
      "  other engines run the scenario per value.\n"},
     {"m3", cmd_m3, "m3's training pipeline: synthetic path samples, then the correction model",
      "tailor m3 gen-data DIR [--kind parking|fabric|fabric-net] [--samples N] [--seed N]\n"
-     "                       [--sizes table2|mixture] [--traffic uniform|local]\n"
+     "                       [--sizes table2|mixture] [--traffic uniform|local|skew]\n"
      "                       [--threads N] [--fg-flows N] [--max-flows N]\n"
      "                       [--cc NAME] [--quiet]\n"
      "tailor m3 train DIR [DIR ...] [-o MODEL] [--trees N] [--depth N] [--eta X]\n"

@@ -615,6 +615,51 @@ static void fabric_local_scenario(void **state)
     free(mat);
 }
 
+/* With skewed traffic every scenario names a rack matrix: racks send
+ * unequal shares of the flows (uniform traffic sends each rack 1/32 of
+ * them, within a few percent at these flow counts), about half the
+ * scenarios keep the drawn share of flows inside racks and the others none. */
+static void fabric_skew_scenario(void **state)
+{
+    (void)state;
+    char *mat = tu_temp_path(".txt");
+    m3_synth_opts so;
+    m3_synth_opts_default(&so);
+    so.only_cc = "dctcp-rate";
+    so.is_skew = 1;
+    m3_sample cfg;
+    char json[16384];
+    int n_local = 0, n_none = 0;
+    for (uint64_t scen = 0; scen < 8; scen++) {
+        assert_int_equal(m3_fabric_scenario(1, scen, &so, NULL, mat, &cfg, json, sizeof json,
+                                            NULL), 0);
+        assert_true(cfg.has_matrix);
+        assert_non_null(strstr(json, mat));
+        assert_true(cfg.p_local >= 0 && cfg.p_local <= 0.7);
+        tl_world w;
+        assert_int_equal(tl_world_from_json(&w, json, 1, NULL), 0);
+        assert_true(w.flows.n >= 1000);
+        double n_in = 0, per_rack[32] = {0};
+        for (size_t i = 0; i < w.flows.n; i++) {
+            int ra = tl_topo_node(w.topo, w.flows.v[i].src)->rack;
+            n_in += ra == tl_topo_node(w.topo, w.flows.v[i].dst)->rack;
+            assert_true(ra >= 0 && ra < 32);
+            per_rack[ra]++;
+        }
+        double lo = INFINITY, hi = 0;
+        for (int k = 0; k < 32; k++)
+            lo = fmin(lo, per_rack[k]), hi = fmax(hi, per_rack[k]);
+        assert_true(hi > 1.3 * lo);
+        assert_true(fabs(n_in / (double)w.flows.n - cfg.p_local) < 0.06);
+        n_local += cfg.p_local > 0, n_none += cfg.p_local == 0;
+        tl_world_fini(&w);
+        tl_params_fini(&cfg.p);
+        unlink(mat);
+    }
+    assert_true(n_local >= 1 && n_none >= 1);
+    free(mat);
+}
+
 /* Training on fabric paths leaves out a collapsed scenario (median
  * foreground slowdown above 20) and keeps the others. */
 static void fabric_train_drops_collapse(void **state)
@@ -798,6 +843,7 @@ int main(void)
         cmocka_unit_test(fabric_train_drops_collapse),
         cmocka_unit_test(fabric_mixture_scenario),
         cmocka_unit_test(fabric_local_scenario),
+        cmocka_unit_test(fabric_skew_scenario),
         cmocka_unit_test(reference_queue_term),
         cmocka_unit_test(reference_queue_saturation),
         cmocka_unit_test(reference_requeue),

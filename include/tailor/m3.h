@@ -100,6 +100,7 @@ typedef struct tl_m3_gen_opts {
                           * (docs/m3.md "Fabric samples") */
     int is_mixture;      /* fabric samples: two-part size laws instead of Table 2's */
     int is_local;        /* fabric samples: rack-local traffic in half the scenarios */
+    int is_skew;         /* fabric samples: skewed rack matrices in every scenario */
     int n_threads;       /* 0 = all cores */
 } tl_m3_gen_opts;
 void tl_m3_gen_opts_default(tl_m3_gen_opts *o);

@@ -36,6 +36,15 @@ void m3_fpath_fini(m3_fpath *r)
 
 static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
 
+/* A standard normal from the uniform u in (0, 1] and one more draw of r
+ * (Box-Muller). */
+static double normal_from(double u, tl_rng *r)
+{
+    return sqrt(-2 * log(u)) * cos(6.283185307179586 * tl_rng_uniform(r));
+}
+
+static double normal(tl_rng *r) { return normal_from(tl_rng_uniform_pos(r), r); }
+
 #define MIX_DRAWS 20000 /* sizes drawn to tabulate a mixture law */
 #define MIX_POINTS 400  /* points of its CDF file */
 #define MIX_MAX 1e8     /* its largest flow, bytes */
@@ -54,9 +63,8 @@ static int mixture_cdf(tl_rng *r, const char *path, double *mean, tl_err *err)
         return tl_err_nomem(err);
     for (int i = 0; i < MIX_DRAWS; i++) {
         double u = tl_rng_uniform_pos(r), x;
-        if (tl_rng_uniform(r) < p_small) { /* Box-Muller: a standard normal from u */
-            double z = sqrt(-2 * log(u)) * cos(6.283185307179586 * tl_rng_uniform(r));
-            x = m_small * exp(z - 0.5);
+        if (tl_rng_uniform(r) < p_small) {
+            x = m_small * exp(normal_from(u, r) - 0.5);
         } else {
             x = fmin(xm / pow(u, 1 / alpha), MIX_MAX);
         }
@@ -77,10 +85,9 @@ static int mixture_cdf(tl_rng *r, const char *path, double *mean, tl_err *err)
     return f ? tl_afile_commit(&af, err) : err ? err->code : TL_EIO;
 }
 
-/* Rack-local traffic (docs/m3.md "Fabric samples"): a 32-rack matrix file at
- * path that keeps a share p_local of the flows inside their source rack and
- * spreads the rest evenly over the other racks. */
-static int local_matrix(double p_local, const char *path, tl_err *err)
+/* Writes the 32-rack matrix m (row = source rack) to path as a rack matrix
+ * file of the fabric's two pods. */
+static int write_matrix(const double *m, const char *path, tl_err *err)
 {
     tl_afile af;
     FILE *f = tl_afile_open(&af, path, err);
@@ -88,10 +95,56 @@ static int local_matrix(double p_local, const char *path, tl_err *err)
         return err ? err->code : TL_EIO;
     fprintf(f, "# tailor rack matrix (m3 fabric sample, temporary)\nracks 32\npods 2\n"
                "pod 0 racks 0-15\npod 1 racks 16-31\n");
+    for (int i = 0; i < 32 * 32; i++)
+        fprintf(f, "%.6g%c", m[i], i % 32 == 31 ? '\n' : ' ');
+    return tl_afile_commit(&af, err);
+}
+
+/* Rack-local traffic (docs/m3.md "Fabric samples"): a 32-rack matrix file at
+ * path that keeps a share p_local of the flows inside their source rack and
+ * spreads the rest evenly over the other racks. */
+static int local_matrix(double p_local, const char *path, tl_err *err)
+{
+    double m[32 * 32];
     for (int i = 0; i < 32; i++)
         for (int j = 0; j < 32; j++)
-            fprintf(f, "%.6g%c", i == j ? p_local : (1 - p_local) / 31, j == 31 ? '\n' : ' ');
-    return tl_afile_commit(&af, err);
+            m[32 * i + j] = i == j ? p_local : (1 - p_local) / 31;
+    return write_matrix(m, path, err);
+}
+
+/* Skewed rack traffic (docs/m3.md "Fabric samples"): a noisy gravity model.
+ * Rack i sends in proportion to a log-normal weight s_i and receives in
+ * proportion to another, d_j (both with sigma sig_rack, uniform in
+ * 0.2-1.2), every entry carries its own log-normal noise (sigma sig_entry,
+ * uniform in 0.3-2) and intra-pod entries weigh f_pod (log-uniform in
+ * 1/3-3) times more; in half the scenarios a share p_local (uniform in
+ * 0-0.7) of the flows then stays inside racks. So racks send and receive
+ * unequal loads, a few rack pairs carry much of the traffic and the
+ * busiest link is a hot rack's, as in measured matrices, which uniform and
+ * rack-local draws never show. */
+static int skew_matrix(tl_rng *r, double *p_local, const char *path, tl_err *err)
+{
+    double sig_rack = uni(r, 0.2, 1.2), sig_entry = uni(r, 0.3, 2.0);
+    double f_pod = exp(uni(r, log(1.0 / 3), log(3.0)));
+    double s[32], d[32], m[32 * 32], off = 0;
+    for (int i = 0; i < 32; i++)
+        s[i] = exp(sig_rack * normal(r)), d[i] = exp(sig_rack * normal(r));
+    for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 32; j++) {
+            double w = s[i] * d[j] * exp(sig_entry * normal(r)) * ((i < 16) == (j < 16) ? f_pod : 1);
+            m[32 * i + j] = i == j ? 0 : w;
+            off += i == j ? 0 : w;
+        }
+    *p_local = tl_rng_uniform(r) < 0.5 ? uni(r, 0, 0.7) : 0;
+    /* off-diagonal entries sum to 1 - p_local; the local share follows each
+     * rack's sending weight */
+    double ssum = 0;
+    for (int i = 0; i < 32; i++)
+        ssum += s[i];
+    for (int i = 0; i < 32; i++)
+        for (int j = 0; j < 32; j++)
+            m[32 * i + j] = i == j ? *p_local * s[i] / ssum : (1 - *p_local) * m[32 * i + j] / off;
+    return write_matrix(m, path, err);
 }
 
 int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, const char *cdf_path,
@@ -123,14 +176,22 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
         snprintf(sizes, sizeof sizes, "{\"cdf\": \"%s\"}", cdf_path);
     }
     cfg->p_local = 0;
+    cfg->has_matrix = 0;
     if (o->is_local && tl_rng_uniform(&r) >= 0.5) { /* drawn last, as the mixture */
         cfg->p_local = uni(&r, 0.2, 1.0);
         int rc2 = local_matrix(cfg->p_local, mat_path, err);
         if (rc2)
             return rc2;
+        cfg->has_matrix = 1;
+    } else if (o->is_skew) {
+        int rc2 = skew_matrix(&r, &cfg->p_local, mat_path, err);
+        if (rc2)
+            return rc2;
+        cfg->has_matrix = 1;
+    }
+    if (cfg->has_matrix)
         snprintf(spatial, sizeof spatial, "{\"type\": \"matrix\", \"matrix\": \"%s\"}",
                  mat_path);
-    }
     snprintf(buf, n,
              "{\"seed\": %llu, \"topology\": {\"type\": \"fabric\", \"pods\": 2, "
              "\"racks_per_pod\": 16, \"hosts_per_rack\": 8, \"planes\": 2, "
@@ -255,7 +316,7 @@ static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3
     rc = rc ? rc : tl_world_from_json(&w, json, 1, err);
     if (o->is_mixture)
         unlink(cdf); /* the workload is drawn: the law's file has served */
-    if (cfg.p_local > 0)
+    if (cfg.has_matrix)
         unlink(mat);
     if (rc) {
         tl_params_fini(&cfg.p);
@@ -375,7 +436,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
              "mean size to %g, bytes %g, quantiles %d%s%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
              FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q, o->is_net_truth ? ", truth network" : "",
-             o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : "");
+             o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "");
     long have = 0;
     FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);
     if (!f)

@@ -193,7 +193,8 @@ typedef struct m3_sample {
     double target_load;
     char size_kind[16];
     double mean_bytes, size_shape, sigma;
-    double p_local; /* fabric samples: share of rack-local flows (0: uniform traffic) */
+    double p_local; /* fabric samples: share of rack-local flows (0: none) */
+    int has_matrix; /* fabric samples: the traffic is a rack matrix (local or skewed) */
 } m3_sample;
 
 typedef struct m3_synth_opts {
@@ -206,6 +207,8 @@ typedef struct m3_synth_opts {
                             * flows) instead of Table 2's */
     int is_local;          /* fabric samples: half the scenarios keep a share 0.2-1 of
                             * their flows inside racks */
+    int is_skew;           /* fabric samples: skewed rack matrices (a noisy gravity
+                            * model) instead of uniform traffic */
 } m3_synth_opts;
 void m3_synth_opts_default(m3_synth_opts *o);
 
@@ -310,9 +313,9 @@ int m3_fpath_parse(char *line, const char *file, int lineno, m3_fpath *r, tl_err
 /* Scenario `scen` of stream seed: its transport into cfg (cc and params,
  * initialized: tl_params_fini them) and its scenario JSON (without the
  * transport's parameters) into buf. With o->is_mixture the size law is
- * written to the CDF file cdf_path, and with o->is_local a scenario with
- * rack-local traffic (cfg->p_local > 0) gets its rack matrix in the file
- * mat_path; the JSON names them and the caller removes them once the world
+ * written to the CDF file cdf_path, and with o->is_local or o->is_skew a
+ * scenario with rack-local or skewed traffic (cfg->has_matrix) gets its rack
+ * matrix in the file mat_path; the JSON names them and the caller removes them once the world
  * is built. */
 int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, const char *cdf_path,
                        const char *mat_path, m3_sample *cfg, char *buf, size_t n, tl_err *err);
