@@ -11,8 +11,9 @@
 # ENGINE is parsimon, m3 (with data/models/m3.model, or $M3_MODEL) or
 # flowsim-m3 (m3's path sampling and flowsim without the model: what the
 # model adds is the difference between the two). BUCKET_RATIO=X writes
-# "engine": {"bucket_ratio": X} into the scenarios (Parsimon's x; use a
-# fresh OUTDIR, or link the pktsim runs of another one).
+# "engine": {"bucket_ratio": X} into the scenarios (Parsimon's x), and
+# ENGINE_OPTS='"cluster": true, "cluster_scale": 4' any engine keys; use a
+# fresh OUTDIR for either, or link the pktsim runs of another one.
 #
 # The scenarios are the fixed list below (not drawn at run time), so a rerun
 # repeats them exactly; each has its own seed. Writes OUTDIR/NAME/{pktsim,
@@ -77,7 +78,9 @@ echo "name,over,matrix,sizes,sigma,load,cc,flows,p99_pktsim,p99_est,p99_error,p5
     >"$res"
 seed=100
 engine_json=""
-[ -n "${BUCKET_RATIO:-}" ] && engine_json=$(printf ',\n  "engine": {"bucket_ratio": %s}' "$BUCKET_RATIO")
+opts=${ENGINE_OPTS:-}
+[ -n "${BUCKET_RATIO:-}" ] && opts="\"bucket_ratio\": $BUCKET_RATIO${opts:+, $opts}"
+[ -n "$opts" ] && engine_json=$(printf ',\n  "engine": {%s}' "$opts")
 while read -r name over matrix sizes sigma load cc; do
     [ -z "$name" ] && continue
     seed=$((seed + 1))

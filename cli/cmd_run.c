@@ -152,6 +152,7 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
     po.is_cluster = es->is_cluster;
     po.cluster_wmape = es->cluster_wmape;
     po.cluster_load = es->cluster_load;
+    po.cluster_scale = es->cluster_scale;
     po.is_passthrough = es->is_passthrough;
     po.is_residual = es->is_residual;
     po.n_threads = es->n_threads;

@@ -216,6 +216,49 @@ static void idle_network_gives_ideal_fct(void **state)
     tl_world_fini(&w);
 }
 
+/* Load-scaled clustering thresholds (cluster_scale): the default scenario's
+ * shape at 20,000 flows prunes more links with thresholds up to 4 times
+ * looser on less loaded links than with one threshold (scale 1, the
+ * default), which prunes some; the p99 of all flows stays within 5% of the
+ * estimate without clustering. */
+static void cluster_scale_prunes_less_loaded_links(void **state)
+{
+    (void)state;
+    tl_world w;
+    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 20000"
+                      ", \"classes\": [{\"sizes\": {\"cdf\": \"webserver\"}, "
+                      "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
+                      "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
+                      "\"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
+                      "\"dctcp-rate\"}}");
+    tl_parsimon_opts o;
+    tl_parsimon_opts_default(&o);
+    tl_parsimon *none = run(&w, &o);
+    tl_summary ref;
+    assert_int_equal(tl_summary_build(&ref, "none", &w.flows, tl_parsimon_results(none), NULL), 0);
+    double r99 = ref.all[TL_N_BUCKETS - 1].p[2];
+    tl_summary_fini(&ref);
+    tl_parsimon_destroy(none);
+    o.is_cluster = 1;
+    uint32_t pruned[2];
+    for (int k = 0; k < 2; k++) {
+        o.cluster_scale = k ? 4 : 1;
+        tl_parsimon *s = run(&w, &o);
+        tl_parsimon_stats st;
+        tl_parsimon_get_stats(s, &st);
+        pruned[k] = st.n_pruned;
+        assert_int_equal(st.n_simulated + st.n_pruned + st.n_passthrough, st.n_chans_busy);
+        double e = p99_error(&w, s, r99);
+        if (fabs(e) > 0.05)
+            fail_msg("cluster scale %g: p99 %+.1f%% against no clustering", o.cluster_scale,
+                     100 * e);
+        tl_parsimon_destroy(s);
+    }
+    if (!(pruned[0] > 0 && pruned[1] > pruned[0]))
+        fail_msg("pruned %u links at scale 1, %u at scale 4", pruned[0], pruned[1]);
+    tl_world_fini(&w);
+}
+
 /* The default scenario's shape at 20,000 flows (dctcp-rate, 50% max load):
  * 1 and 2 threads give identical estimates, with and without clustering;
  * clustering simulates fewer links; direct ACKs (the default) give a p99
@@ -486,6 +529,7 @@ int main(void)
         cmocka_unit_test(decomposition_and_ack_rate),
         cmocka_unit_test(idle_network_gives_ideal_fct),
         cmocka_unit_test(threads_clustering_and_accuracy),
+        cmocka_unit_test(cluster_scale_prunes_less_loaded_links),
         cmocka_unit_test(pass_through_links),
         cmocka_unit_test(incast_residual_context),
         cmocka_unit_test(bad_options),

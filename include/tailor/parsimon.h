@@ -33,6 +33,9 @@ typedef struct tl_parsimon_opts {
     int is_cluster;        /* simulate one link per cluster of similar links (§4.2) */
     double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.1) */
     double cluster_load;   /* loads closer than this, relative |a - b| / a (0.05) */
+    double cluster_scale;  /* a link whose load is a share s of the busiest link's gets
+                              both thresholds min(cluster_scale, 1 / s) times looser
+                              (1: one threshold for all, as the paper's prototype) */
     int is_direct_acks;    /* link simulations deliver ACKs as timed events (default on) */
     int is_direct_data;    /* ... and data past the link and across the fat downstream
                               links as timed deliveries too (default on; needs

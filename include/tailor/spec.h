@@ -42,10 +42,12 @@ typedef struct tl_engine_spec {
     int n_threads; /* 0 = all cores */
     /* parsimon (parsimon.txt §3.3, §4.2): "cluster", "bucket_min" (B),
      * "bucket_ratio" (x), "fat_factor", "cluster_wmape", "cluster_load",
+     * "cluster_scale" (thresholds of less loaded links up to this many times
+     * looser),
      * "passthrough" (default true: links that cannot queue are not simulated) */
     int is_cluster, is_passthrough, is_residual;
     uint32_t bucket_min;
-    double bucket_ratio, fat_factor, cluster_wmape, cluster_load;
+    double bucket_ratio, fat_factor, cluster_wmape, cluster_load, cluster_scale;
     /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =
      * data/models/m3.model), "no_model" (flowsim's own estimate),
      * "path_pktsim" (pktsim on each drawn path: the decomposition's error) */

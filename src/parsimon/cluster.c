@@ -8,7 +8,16 @@
  * fewer than two flows are close to each other. tailor also requires equal
  * rates and the same case (first hop, middle, last hop), since delays are in
  * time units and the link-level topologies differ by case. The paper uses
- * 1,000 percentiles; tailor uses N_PCT (memory: 2 x N_PCT doubles per link). */
+ * 1,000 percentiles; tailor uses N_PCT (memory: 2 x N_PCT doubles per link).
+ *
+ * Load-scaled thresholds (cluster_scale > 1; appendix D suggests them but the
+ * paper's prototype sets one threshold): a representative whose load is a
+ * share s of the busiest link's has both thresholds min(cluster_scale, 1 / s)
+ * times looser. A less loaded link adds less delay, so the same relative
+ * error in its delays costs the estimate less, and its features, drawn from
+ * fewer flows, are noisier: at the paper's thresholds two links with the
+ * same traffic often differ by more than 0.1 in the WMAPE of their size
+ * percentiles (docs/parsimon.md). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -45,15 +54,16 @@ static double wmape(const double *a, const double *b)
     return den > 0 ? num / den : (num > 0 ? INFINITY : 0);
 }
 
-static int close_enough(const feat *r, const feat *c, const tl_parsimon_opts *o)
+/* scale: the representative's threshold factor (1 without load scaling) */
+static int close_enough(const feat *r, const feat *c, const tl_parsimon_opts *o, double scale)
 {
     if (r->kind != c->kind || r->rate != c->rate || r->has != c->has)
         return 0;
     if (!r->has)
         return 1;
-    return fabs(r->load - c->load) < o->cluster_load * r->load &&
-           wmape(r->size, c->size) < o->cluster_wmape &&
-           wmape(r->iat, c->iat) < o->cluster_wmape;
+    return fabs(r->load - c->load) < scale * o->cluster_load * r->load &&
+           wmape(r->size, c->size) < scale * o->cluster_wmape &&
+           wmape(r->iat, c->iat) < scale * o->cluster_wmape;
 }
 
 /* Percentile i of N_PCT of n keys (nearest rank on (i + 0.5) / N_PCT),
@@ -140,17 +150,21 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
         return tl_err_nomem(err);
     }
     qsort(fs, n_busy, sizeof *fs, cmp_feat);
+    double top = n_busy ? fs[0].load : 0; /* the busiest link's load */
     for (uint32_t i = 0; i < n_busy; i++) {
         if (taken[i])
             continue;
         taken[i] = 1;
         rep[fs[i].chan] = fs[i].chan;
+        double scale = fs[i].load > 0 ? fmin(env->o->cluster_scale, top / fs[i].load)
+                                      : env->o->cluster_scale;
+        scale = fmax(scale, 1);
         for (uint32_t j = i + 1; j < n_busy; j++) {
             /* decreasing load: nothing further can be within the load threshold */
             if (fs[i].has && fs[j].has &&
-                fs[i].load - fs[j].load >= env->o->cluster_load * fs[i].load)
+                fs[i].load - fs[j].load >= scale * env->o->cluster_load * fs[i].load)
                 break;
-            if (!taken[j] && close_enough(&fs[i], &fs[j], env->o)) {
+            if (!taken[j] && close_enough(&fs[i], &fs[j], env->o, scale)) {
                 taken[j] = 1;
                 rep[fs[j].chan] = fs[i].chan;
             }

@@ -42,6 +42,7 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->fat_factor = 10;
     o->cluster_wmape = 0.1;
     o->cluster_load = 0.05;
+    o->cluster_scale = 1;
     o->is_direct_acks = 1;
     o->is_direct_data = 1;
     o->is_passthrough = 1;
@@ -54,9 +55,10 @@ tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_f
                                 const tl_parsimon_opts *o, tl_err *err)
 {
     if (o && !(o->bucket_min >= 1 && o->bucket_ratio >= 1 && o->fat_factor >= 1 &&
-               o->cluster_wmape >= 0 && o->cluster_load >= 0)) {
+               o->cluster_wmape >= 0 && o->cluster_load >= 0 && o->cluster_scale >= 1)) {
         tl_err_set(err, TL_ERANGE, "parsimon options: expected bucket size >= 1, bucket ratio "
-                   ">= 1, fat factor >= 1 and non-negative cluster thresholds");
+                   ">= 1, fat factor >= 1, non-negative cluster thresholds and a cluster "
+                   "scale >= 1");
         return NULL;
     }
     tl_parsimon *s = calloc(1, sizeof *s);

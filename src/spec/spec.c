@@ -733,7 +733,8 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
                                        "bucket_min",    "bucket_ratio", "fat_factor",
                                        "cluster_wmape", "cluster_load", "paths",
                                        "model",         "no_model",     "path_pktsim",
-                                       "passthrough",   "residual",     NULL};
+                                       "passthrough",   "residual",     "cluster_scale",
+                                       NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -753,6 +754,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     OPT(get_num(c, o, P, "fat_factor", &e->fat_factor, 1, 1000, 0, 0));
     OPT(get_num(c, o, P, "cluster_wmape", &e->cluster_wmape, 0, 10, 0, 0));
     OPT(get_num(c, o, P, "cluster_load", &e->cluster_load, 0, 10, 0, 0));
+    OPT(get_num(c, o, P, "cluster_scale", &e->cluster_scale, 1, 100, 0, 0));
     OPT(get_u32(c, o, P, "paths", &e->n_paths, 1, 10000000, 0));
     OPT(get_str(c, o, P, "model", e->model, sizeof e->model, 0));
     OPT(get_bool(c, o, P, "no_model", &e->is_no_model));
@@ -773,6 +775,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     sc->engine.fat_factor = 10;
     sc->engine.cluster_wmape = 0.1;
     sc->engine.cluster_load = 0.05;
+    sc->engine.cluster_scale = 1;
     sc->engine.is_passthrough = 1; /* tailor's additions (docs/parsimon.md) */
     sc->engine.is_residual = 1;
     sc->engine.n_paths = 500; /* m3.txt §3.2: 500 paths bound the p99 sampling error to 10% */
