@@ -220,7 +220,8 @@ static void idle_network_gives_ideal_fct(void **state)
  * shape at 20,000 flows prunes more links with thresholds up to 4 times
  * looser on less loaded links than with one threshold (scale 1, the
  * default), which prunes some; the p99 of all flows stays within 5% of the
- * estimate without clustering. */
+ * estimate without clustering. The link simulated for each cluster is its
+ * member of median load. */
 static void cluster_scale_prunes_less_loaded_links(void **state)
 {
     (void)state;
@@ -256,6 +257,32 @@ static void cluster_scale_prunes_less_loaded_links(void **state)
     }
     if (!(pruned[0] > 0 && pruned[1] > pruned[0]))
         fail_msg("pruned %u links at scale 1, %u at scale 4", pruned[0], pruned[1]);
+
+    /* the link simulated for a cluster is its member of median load */
+    ps_decomp d;
+    assert_int_equal(ps_decompose(&d, w.routes, &w.flows, 1000, 60, NULL), 0);
+    ps_env env = {w.topo, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &d, &o, 1000, 60};
+    uint32_t nc = d.n_chans, n_multi = 0;
+    uint32_t *rep = malloc(nc * sizeof *rep);
+    uint8_t *pass = calloc(nc, 1);
+    assert_int_equal(ps_cluster(&env, 1, pass, rep, NULL), 0);
+    for (uint32_t c = 0; c < nc; c++) {
+        if (rep[c] != c)
+            continue;
+        uint32_t nm = 0, more = 0, less = 0;
+        double l = ps_load(&d, w.topo, c);
+        for (uint32_t x = 0; x < nc; x++)
+            if (rep[x] == c) {
+                double lx = ps_load(&d, w.topo, x);
+                nm++, more += lx > l, less += lx < l;
+            }
+        n_multi += nm > 2;
+        if (more > nm / 2 || less > nm - nm / 2 - 1)
+            fail_msg("link %u stands for %u links, %u busier and %u less busy", c, nm, more, less);
+    }
+    assert_true(n_multi > 0);
+    free(rep), free(pass);
+    ps_decomp_fini(&d);
     tl_world_fini(&w);
 }
 

@@ -4,20 +4,25 @@
  * and of its inter-arrival times, and its load. Two links are close when
  * both distances, WMAPE(a, b) = sum |a_i - b_i| / sum |a_i|, are below
  * cluster_wmape and the relative error of their loads, |a - b| / a, is below
- * cluster_load (a: the representative's; appendix D's definitions); links with
+ * cluster_load (a: the link the cluster forms around, the busiest not yet
+ * taken; appendix D's definitions); links with
  * fewer than two flows are close to each other. tailor also requires equal
  * rates and the same case (first hop, middle, last hop), since delays are in
  * time units and the link-level topologies differ by case. The paper uses
  * 1,000 percentiles; tailor uses N_PCT (memory: 2 x N_PCT doubles per link).
  *
  * Load-scaled thresholds (cluster_scale > 1; appendix D suggests them but the
- * paper's prototype sets one threshold): a representative whose load is a
- * share s of the busiest link's has both thresholds min(cluster_scale, 1 / s)
- * times looser. A less loaded link adds less delay, so the same relative
+ * paper's prototype sets one threshold): a cluster formed around a link whose
+ * load is a share s of the busiest link's has both thresholds
+ * min(cluster_scale, 1 / s) times looser. A less loaded link adds less delay, so the same relative
  * error in its delays costs the estimate less, and its features, drawn from
  * fewer flows, are noisier: at the paper's thresholds two links with the
  * same traffic often differ by more than 0.1 in the WMAPE of their size
- * percentiles (docs/parsimon.md). */
+ * percentiles (docs/parsimon.md).
+ *
+ * The link simulated for a cluster is its member of median load, not the
+ * first (the busiest, whose delays the others would then all overstate):
+ * tailor's choice, docs/parsimon.md. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -95,8 +100,9 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
     feat *fs = calloc((size_t)n_busy + 1, sizeof *fs);
     double *store = malloc(((size_t)n_busy * 2 * N_PCT + 1) * sizeof *store);
     uint8_t *taken = calloc((size_t)n_busy + 1, 1);
-    if (!fs || !store || !taken) {
-        free(fs), free(store), free(taken);
+    uint32_t *mem = malloc(((size_t)n_busy + 1) * sizeof *mem); /* one cluster's members */
+    if (!fs || !store || !taken || !mem) {
+        free(fs), free(store), free(taken), free(mem);
         return tl_err_nomem(err);
     }
     uint32_t k = 0;
@@ -146,7 +152,7 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
         free(sz), free(ia), free(tmp);
     }
     if (is_nomem) {
-        free(fs), free(store), free(taken);
+        free(fs), free(store), free(taken), free(mem);
         return tl_err_nomem(err);
     }
     qsort(fs, n_busy, sizeof *fs, cmp_feat);
@@ -155,7 +161,8 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
         if (taken[i])
             continue;
         taken[i] = 1;
-        rep[fs[i].chan] = fs[i].chan;
+        uint32_t nm = 0;
+        mem[nm++] = i;
         double scale = fs[i].load > 0 ? fmin(env->o->cluster_scale, top / fs[i].load)
                                       : env->o->cluster_scale;
         scale = fmax(scale, 1);
@@ -166,10 +173,14 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
                 break;
             if (!taken[j] && close_enough(&fs[i], &fs[j], env->o, scale)) {
                 taken[j] = 1;
-                rep[fs[j].chan] = fs[i].chan;
+                mem[nm++] = j;
             }
         }
+        /* the members are in decreasing load: the middle one is simulated */
+        uint32_t r = fs[mem[nm / 2]].chan;
+        for (uint32_t m = 0; m < nm; m++)
+            rep[fs[mem[m]].chan] = r;
     }
-    free(fs), free(store), free(taken);
+    free(fs), free(store), free(taken), free(mem);
     return 0;
 }
