@@ -217,9 +217,9 @@ static void idle_network_gives_ideal_fct(void **state)
 }
 
 /* Load-scaled clustering thresholds (cluster_scale): the default scenario's
- * shape at 20,000 flows prunes more links with thresholds up to 4 times
- * looser on less loaded links than with one threshold (scale 1, the
- * default), which prunes some; the p99 of all flows stays within 5% of the
+ * shape at 20,000 flows prunes more links with the default thresholds up to
+ * 4 times looser on less loaded links (the default) than with one threshold
+ * (scale 1), which prunes some; the p99 of all flows stays within 5% of the
  * estimate without clustering. The link simulated for each cluster is its
  * member of median load. */
 static void cluster_scale_prunes_less_loaded_links(void **state)

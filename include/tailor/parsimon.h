@@ -31,11 +31,13 @@ typedef struct tl_parsimon_opts {
     double bucket_ratio;   /* x: a bucket's largest size >= x * its lower bound (paper: 2) */
     double fat_factor;     /* downstream links are this many times faster (paper: 10) */
     int is_cluster;        /* simulate one link per cluster of similar links (§4.2) */
-    double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.1) */
-    double cluster_load;   /* loads closer than this, relative |a - b| / a (0.05) */
-    double cluster_scale;  /* a link whose load is a share s of the busiest link's gets
-                              both thresholds min(cluster_scale, 1 / s) times looser
-                              (1: one threshold for all, as the paper's prototype) */
+    double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.15;
+                              the paper: 0.1) */
+    double cluster_load;   /* loads closer than this, relative |a - b| / a (0.075) */
+    double cluster_scale;  /* a cluster formed around a link whose load is a share s of
+                              the busiest link's gets both thresholds
+                              min(cluster_scale, 1 / s) times looser (4; 1: one
+                              threshold for all, as the paper's prototype) */
     int is_direct_acks;    /* link simulations deliver ACKs as timed events (default on) */
     int is_direct_data;    /* ... and data past the link and across the fat downstream
                               links as timed deliveries too (default on; needs
@@ -51,9 +53,11 @@ typedef struct tl_parsimon_opts {
     int n_threads;         /* link simulations in parallel; 0 = all cores */
 } tl_parsimon_opts;
 
-/* The paper's settings: B 100, x 2, fat 10, no clustering, thresholds 0.1 /
- * 0.05 (relative; docs/parsimon.md); direct ACKs (as the paper's Minim); all
- * cores; and tailor's pass-through links and residual context on. */
+/* The paper's settings: B 100, x 2, fat 10, no clustering; cluster
+ * thresholds 0.15 / 0.075 (relative) scaled by load up to 4 times
+ * (docs/parsimon.md; the paper's prototype: 0.1, one threshold); direct ACKs
+ * (as the paper's Minim); all cores; and tailor's pass-through links and
+ * residual context on. */
 void tl_parsimon_opts_default(tl_parsimon_opts *o);
 
 /* Estimates flows f on topology t with routes r (each flow on

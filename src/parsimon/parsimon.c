@@ -40,9 +40,9 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->bucket_min = 100;
     o->bucket_ratio = 2;
     o->fat_factor = 10;
-    o->cluster_wmape = 0.1;
-    o->cluster_load = 0.05;
-    o->cluster_scale = 1;
+    o->cluster_wmape = 0.15;
+    o->cluster_load = 0.075;
+    o->cluster_scale = 4;
     o->is_direct_acks = 1;
     o->is_direct_data = 1;
     o->is_passthrough = 1;
