@@ -309,7 +309,10 @@ check "rack-local samples leave no matrix file behind" test "$(ls -A "$tmp/m3loc
 "$bin" m3 gen-data "$tmp/m3loc2" --traffic local --samples 4 --quiet 2>"$tmp/err" >/dev/null
 check "--traffic local without a fabric kind is refused" test $? -eq 2
 "$bin" m3 gen-data "$tmp/m3loc3" --kind fabric --traffic nearby --samples 4 --quiet 2>"$tmp/err" >/dev/null
-check "--traffic with an unknown value is refused" grep -q "expects uniform or local, found 'nearby'" "$tmp/err"
+check "--traffic with an unknown value is refused" grep -q "expects uniform, local or skew, found 'nearby'" "$tmp/err"
+"$bin" m3 gen-data "$tmp/m3skew" --traffic skew --samples 4 --quiet 2>"$tmp/err" >/dev/null
+check "--traffic skew without a fabric kind is refused" test $? -eq 2
+check "... and says so" grep -q "traffic skew needs --kind fabric" "$tmp/err"
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
 check "a fabric-trained model carries its calibration shifts" grep -aq '"shift": \[' "$tmp/m3fab.model"
