@@ -216,6 +216,15 @@ static void idle_network_gives_ideal_fct(void **state)
     tl_world_fini(&w);
 }
 
+/* The default scenario's shape (WebServer, matrix B, sigma 2, 50% max load,
+ * dctcp-rate) with FLOWS flows (a string literal). */
+#define DEFAULT_SHAPE(FLOWS)                                                                \
+    "{\"topology\": " FABRIC ", \"workload\": {\"flows\": " FLOWS                            \
+    ", \"classes\": [{\"sizes\": {\"cdf\": \"webserver\"}, "                                \
+    "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "                               \
+    "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "                              \
+    "\"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": \"dctcp-rate\"}}"
+
 /* Load-scaled clustering thresholds (cluster_scale): the default scenario's
  * shape at 20,000 flows prunes more links with the default thresholds up to
  * 4 times looser on less loaded links (the default) than with one threshold
@@ -226,12 +235,7 @@ static void cluster_scale_prunes_less_loaded_links(void **state)
 {
     (void)state;
     tl_world w;
-    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 20000"
-                      ", \"classes\": [{\"sizes\": {\"cdf\": \"webserver\"}, "
-                      "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
-                      "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
-                      "\"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
-                      "\"dctcp-rate\"}}");
+    tu_world_make(&w, DEFAULT_SHAPE("20000"));
     tl_parsimon_opts o;
     tl_parsimon_opts_default(&o);
     tl_parsimon *none = run(&w, &o);
@@ -316,12 +320,7 @@ static void threads_clustering_and_accuracy(void **state)
 {
     (void)state;
     tl_world w;
-    tu_world_make(&w, "{\"topology\": " FABRIC ", \"workload\": {\"flows\": " ACC_FLOWS
-                      ", \"classes\": [{\"sizes\": {\"cdf\": \"webserver\"}, "
-                      "\"spatial\": {\"type\": \"matrix\", \"matrix\": \"B\"}, "
-                      "\"arrival\": {\"process\": \"lognormal\", \"sigma\": 2}, "
-                      "\"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": "
-                      "\"dctcp-rate\"}}");
+    tu_world_make(&w, DEFAULT_SHAPE(ACC_FLOWS));
     size_t n = w.flows.n;
     tl_parsimon_opts o;
     tl_parsimon_opts_default(&o);

@@ -163,9 +163,9 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
         taken[i] = 1;
         uint32_t nm = 0;
         mem[nm++] = i;
+        /* >= 1: top is the largest load and cluster_scale >= 1 */
         double scale = fs[i].load > 0 ? fmin(env->o->cluster_scale, top / fs[i].load)
                                       : env->o->cluster_scale;
-        scale = fmax(scale, 1);
         for (uint32_t j = i + 1; j < n_busy; j++) {
             /* decreasing load: nothing further can be within the load threshold */
             if (fs[i].has && fs[j].has &&
