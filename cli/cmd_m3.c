@@ -14,7 +14,7 @@
 typedef struct m3_args {
     const char *dir, *dirs[MAX_DIRS]; /* dir = dirs[0]; several only for train */
     int n_dirs;
-    const char *out, *cc, *kind, *sizes, *traffic;
+    const char *out, *cc, *kind, *sizes, *traffic, *length;
     uint64_t samples, seed, fg_flows, max_flows, trees, depth;
     double eta;
     int n_threads, is_quiet;
@@ -89,6 +89,10 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
             if (!one_of(sub, name, v, "uniform", "local", "skew"))
                 return EXIT_INPUT;
             a->traffic = v;
+        } else if (!strcmp(name, "length")) {
+            if (!one_of(sub, name, v, "short", "long", NULL))
+                return EXIT_INPUT;
+            a->length = v;
         } else if (!strcmp(name, "eta")) {
             a->eta = strtod(v, &end);
             if (*end || end == v || !(a->eta > 0 && a->eta <= 1)) {
@@ -133,7 +137,7 @@ static int gen_data(int argc, char **argv)
     tl_m3_gen_opts so;
     tl_m3_gen_opts_default(&so);
     m3_args a = {.samples = so.n_samples, .seed = so.seed};
-    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,sizes,traffic,quiet",
+    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,sizes,traffic,length,quiet",
                &a);
     if (rc)
         return rc;
@@ -163,9 +167,12 @@ static int gen_data(int argc, char **argv)
     so.is_mixture = a.sizes && !strcmp(a.sizes, "mixture");
     so.is_local = a.traffic && !strcmp(a.traffic, "local");
     so.is_skew = a.traffic && !strcmp(a.traffic, "skew");
-    if ((so.is_mixture || so.is_local || so.is_skew) && !so.is_fabric) {
+    so.is_long = a.length && !strcmp(a.length, "long");
+    if ((so.is_mixture || so.is_local || so.is_skew || so.is_long) && !so.is_fabric) {
         fprintf(stderr, "tailor m3 gen-data: --%s needs --kind fabric or fabric-net\n",
-                so.is_mixture ? "sizes mixture" : so.is_local ? "traffic local" : "traffic skew");
+                so.is_mixture ? "sizes mixture" : so.is_local ? "traffic local"
+                : so.is_skew  ? "traffic skew"
+                              : "length long");
         return EXIT_INPUT;
     }
     rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);

@@ -61,6 +61,7 @@ static const struct {
     {"m3", cmd_m3, "m3's training pipeline: synthetic path samples, then the correction model",
      "tailor m3 gen-data DIR [--kind parking|fabric|fabric-net] [--samples N] [--seed N]\n"
      "                       [--sizes table2|mixture] [--traffic uniform|local|skew]\n"
+     "                       [--length short|long]\n"
      "                       [--threads N] [--fg-flows N] [--max-flows N]\n"
      "                       [--cc NAME] [--quiet]\n"
      "tailor m3 train DIR [DIR ...] [-o MODEL] [--trees N] [--depth N] [--eta X]\n"
@@ -73,7 +74,9 @@ static const struct {
      "            labelled by pktsim on the whole fabric (docs/m3.md); --sizes mixture\n"
      "            draws fabric flow sizes from two-part laws (small and heavy-tailed flows)\n"
      "            instead of Table 2's; --traffic local keeps a share 0.2-1 of the flows\n"
-     "            inside their rack in half the fabrics (uniform traffic otherwise).\n"
+     "            inside their rack in half the fabrics (uniform traffic otherwise);\n"
+     "            --length long gives each fabric 1-16 GB of flows (log-uniform, 200,000\n"
+     "            flows at most) instead of 2 GB (60,000 flows at most).\n"
      "            Interrupt it at any time: a second run continues after the last\n"
      "            complete block. Same seed, same file.\n"
      "  train     fits the model on DIR/fabric.csv if there is one, else DIR/samples.csv\n"

@@ -313,6 +313,16 @@ check "--traffic with an unknown value is refused" grep -q "expects uniform, loc
 "$bin" m3 gen-data "$tmp/m3skew" --traffic skew --samples 4 --quiet 2>"$tmp/err" >/dev/null
 check "--traffic skew without a fabric kind is refused" test $? -eq 2
 check "... and says so" grep -q "traffic skew needs --kind fabric" "$tmp/err"
+"$bin" m3 gen-data "$tmp/m3long" --kind fabric --length long --samples 40 --cc dctcp-rate --quiet >/dev/null
+check "m3 gen-data --length long writes one scenario" test "$(grep -vc '^#' "$tmp/m3long/fabric.csv")" -eq 40
+check "long samples say their byte range" grep -q "flows 200000, .*bytes 1e+09-1.6e+10" "$tmp/m3long/fabric.csv"
+check "long samples carry more flows than short ones" \
+    test "$(sed -n 2p "$tmp/m3long/fabric.csv" | cut -d, -f4)" -gt "$(sed -n 2p "$tmp/m3fab/fabric.csv" | cut -d, -f4)"
+"$bin" m3 gen-data "$tmp/m3long2" --length long --samples 4 --quiet 2>"$tmp/err" >/dev/null
+check "--length long without a fabric kind is refused" test $? -eq 2
+check "... and says so" grep -q "length long needs --kind fabric" "$tmp/err"
+"$bin" m3 gen-data "$tmp/m3long3" --kind fabric --length medium --samples 4 --quiet 2>"$tmp/err" >/dev/null
+check "--length with an unknown value is refused" grep -q "expects short or long, found 'medium'" "$tmp/err"
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
 check "a fabric-trained model carries its calibration shifts" grep -aq '"shift": \[' "$tmp/m3fab.model"

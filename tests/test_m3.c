@@ -529,6 +529,42 @@ static void fabric_net_samples(void **state)
     free(dir);
 }
 
+/* Fabric scenarios carry at most 2 GB of flows and 60,000 flows; with
+ * --length long 1-16 GB drawn log-uniformly (at most 200,000 flows), and
+ * twenty of them spread over most of that range. The long draw comes
+ * last, so a scenario's law is the same either way. */
+static void fabric_byte_budget(void **state)
+{
+    (void)state;
+    m3_synth_opts so;
+    m3_synth_opts_default(&so);
+    so.only_cc = "dctcp-rate";
+    double lo = INFINITY, hi = 0;
+    for (uint64_t scen = 0; scen < 20; scen++) {
+        double flows[2], mean[2];
+        for (int is_long = 0; is_long < 2; is_long++) {
+            m3_sample cfg;
+            char json[8192];
+            so.is_long = is_long;
+            assert_int_equal(
+                m3_fabric_scenario(1, scen, &so, NULL, NULL, &cfg, json, sizeof json, NULL), 0);
+            const char *at = strstr(json, "\"flows\": ");
+            assert_non_null(at);
+            flows[is_long] = atof(at + 9), mean[is_long] = cfg.mean_bytes;
+            tl_params_fini(&cfg.p);
+        }
+        assert_true(mean[0] == mean[1]);
+        assert_true(flows[0] == fmin(60000, floor(2e9 / mean[0])));
+        double bytes = flows[1] * mean[1];
+        assert_true(flows[1] >= 1 && flows[1] <= 200000 && bytes <= 1.6e10);
+        if (flows[1] < 200000) { /* not capped: the drawn budget */
+            assert_true(bytes > 1e9 - mean[1]);
+            lo = fmin(lo, bytes), hi = fmax(hi, bytes);
+        }
+    }
+    assert_true(hi / lo > 4);
+}
+
 /* A mixture-law fabric scenario names its CDF file, which builds a valid
  * workload whose mean size is the law's (within the sampling noise of a
  * heavy tail); without the mixture no file is written. */
@@ -842,6 +878,7 @@ int main(void)
         cmocka_unit_test(fabric_net_samples),
         cmocka_unit_test(fabric_train_drops_collapse),
         cmocka_unit_test(fabric_mixture_scenario),
+        cmocka_unit_test(fabric_byte_budget),
         cmocka_unit_test(fabric_local_scenario),
         cmocka_unit_test(fabric_skew_scenario),
         cmocka_unit_test(reference_queue_term),

@@ -101,6 +101,8 @@ typedef struct tl_m3_gen_opts {
     int is_mixture;      /* fabric samples: two-part size laws instead of Table 2's */
     int is_local;        /* fabric samples: rack-local traffic in half the scenarios */
     int is_skew;         /* fabric samples: skewed rack matrices in every scenario */
+    int is_long;         /* fabric samples: 1-16 GB of flows a scenario (log-uniform, at most
+                          * 200,000 flows) instead of at most 2 GB and 60,000 flows */
     int n_threads;       /* 0 = all cores */
 } tl_m3_gen_opts;
 void tl_m3_gen_opts_default(tl_m3_gen_opts *o);

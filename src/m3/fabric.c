@@ -27,6 +27,14 @@
 #define FABRIC_FLOWS 60000 /* flows per scenario at most: ~1.1 foreground flows per path */
 #define MAX_MEAN 1e6       /* mean flow size up to 1 MB (Table 2 stops at 50 KB) */
 #define BYTES 2e9          /* bytes per scenario at most: fewer flows when they are large */
+/* --length long: bytes per scenario log-uniform between these, at most
+ * LONG_FLOWS flows. A heavy tail's long flows pile up over a run until as
+ * many end as start; 2 GB is too short a run for that, and the model
+ * trained on such runs alone underestimated long scenarios' 50 KB+ flows
+ * (docs/m3.md "Fabric samples"). */
+#define LONG_FLOWS 200000
+#define LONG_BYTES_MIN 1e9
+#define LONG_BYTES_MAX 1.6e10
 
 void m3_fpath_fini(m3_fpath *r)
 {
@@ -189,6 +197,11 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
             return rc2;
         cfg->has_matrix = 1;
     }
+    double bytes = BYTES, max_flows = FABRIC_FLOWS;
+    if (o->is_long) { /* drawn last, as the mixture and the matrix */
+        bytes = exp(uni(&r, log(LONG_BYTES_MIN), log(LONG_BYTES_MAX)));
+        max_flows = LONG_FLOWS;
+    }
     if (cfg->has_matrix)
         snprintf(spatial, sizeof spatial, "{\"type\": \"matrix\", \"matrix\": \"%s\"}",
                  mat_path);
@@ -202,7 +215,7 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
              "\"arrival\": {\"process\": \"lognormal\", \"sigma\": %.4f}, "
              "\"load\": {\"max_link_load\": %.4f}}]}, \"transport\": {\"cc\": \"%s\"}}",
              (unsigned long long)(tl_mix64(seed ^ (scen + 1)) >> 16), over[tl_rng_below(&r, 3)],
-             (int)fmin(FABRIC_FLOWS, BYTES / cfg->mean_bytes), sizes, spatial, cfg->sigma, cfg->target_load,
+             (int)fmin(max_flows, bytes / cfg->mean_bytes), sizes, spatial, cfg->sigma, cfg->target_load,
              cfg->cc);
     return 0;
 }
@@ -431,11 +444,16 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     *n_new = 0;
     char path[4096], header[512];
     uint32_t per = per_scen(o);
+    char bytes[64];
+    if (o->is_long)
+        snprintf(bytes, sizeof bytes, "%g-%g", LONG_BYTES_MIN, LONG_BYTES_MAX);
+    else
+        snprintf(bytes, sizeof bytes, "%g", BYTES);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
-             "mean size to %g, bytes %g, quantiles %d%s%s%s",
+             "mean size to %g, bytes %s, quantiles %d%s%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
-             FABRIC_FLOWS, MAX_MEAN, BYTES, M3_N_Q, o->is_net_truth ? ", truth network" : "",
+             o->is_long ? LONG_FLOWS : FABRIC_FLOWS, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
              o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "");
     long have = 0;
     FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);

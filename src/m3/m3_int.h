@@ -209,6 +209,8 @@ typedef struct m3_synth_opts {
                             * their flows inside racks */
     int is_skew;           /* fabric samples: skewed rack matrices (a noisy gravity
                             * model) instead of uniform traffic */
+    int is_long;           /* fabric samples: 1-16 GB of flows (log-uniform) instead of
+                            * at most 2 GB */
 } m3_synth_opts;
 void m3_synth_opts_default(m3_synth_opts *o);
 

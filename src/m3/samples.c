@@ -262,14 +262,15 @@ void tl_m3_gen_opts_default(tl_m3_gen_opts *o)
 {
     m3_synth_opts so;
     m3_synth_opts_default(&so);
-    *o = (tl_m3_gen_opts){4000, 1, so.fg_flows, so.max_flows, NULL, 0, 0, 0, 0, 0};
+    *o = (tl_m3_gen_opts){.n_samples = 4000, .seed = 1, .fg_flows = so.fg_flows,
+                          .max_flows = so.max_flows};
 }
 
 int tl_m3_gen_data(const char *dir, const tl_m3_gen_opts *o, tl_progress *prog,
                    uint64_t *n_new, tl_err *err)
 {
-    m3_synth_opts so = {o->fg_flows, o->max_flows, o->only_cc, o->is_fabric == 2, o->is_mixture,
-                        o->is_local, o->is_skew};
+    m3_synth_opts so = {o->fg_flows,   o->max_flows, o->only_cc, o->is_fabric == 2,
+                        o->is_mixture, o->is_local,  o->is_skew, o->is_long};
     if (o->is_fabric) {
         uint64_t per = so.is_net_truth ? M3_FABRIC_PATHS_NET : M3_FABRIC_PATHS;
         return m3_fabric_gen(dir, o->seed, (o->n_samples + per - 1) / per, &so, o->n_threads,
