@@ -31,7 +31,7 @@
  * LONG_FLOWS flows. A heavy tail's long flows pile up over a run until as
  * many end as start; 2 GB is too short a run for that, and the model
  * trained on such runs alone underestimated long scenarios' 50 KB+ flows
- * (docs/m3.md "Fabric samples"). */
+ * (docs/m3.md "Long scenarios"). */
 #define LONG_FLOWS 200000
 #define LONG_BYTES_MIN 1e9
 #define LONG_BYTES_MAX 1.6e10
