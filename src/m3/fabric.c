@@ -36,6 +36,19 @@
 #define LONG_BYTES_MIN 1e9
 #define LONG_BYTES_MAX 1.6e10
 
+/* A scenario's size limits: bytes in [lo, hi] (drawn log-uniformly when
+ * lo < hi) and at most max_flows flows. */
+typedef struct size_limits {
+    double lo, hi;
+    int max_flows;
+} size_limits;
+
+static size_limits limits_of(const m3_synth_opts *o)
+{
+    return o->is_long ? (size_limits){LONG_BYTES_MIN, LONG_BYTES_MAX, LONG_FLOWS}
+                      : (size_limits){BYTES, BYTES, FABRIC_FLOWS};
+}
+
 void m3_fpath_fini(m3_fpath *r)
 {
     free(r->sd);
@@ -197,11 +210,9 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
             return rc2;
         cfg->has_matrix = 1;
     }
-    double bytes = BYTES, max_flows = FABRIC_FLOWS;
-    if (o->is_long) { /* drawn last, as the mixture and the matrix */
-        bytes = exp(uni(&r, log(LONG_BYTES_MIN), log(LONG_BYTES_MAX)));
-        max_flows = LONG_FLOWS;
-    }
+    /* the byte budget is drawn last, as the mixture and the matrix */
+    size_limits lim = limits_of(o);
+    double bytes = lim.lo < lim.hi ? exp(uni(&r, log(lim.lo), log(lim.hi))) : lim.lo;
     if (cfg->has_matrix)
         snprintf(spatial, sizeof spatial, "{\"type\": \"matrix\", \"matrix\": \"%s\"}",
                  mat_path);
@@ -215,7 +226,7 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
              "\"arrival\": {\"process\": \"lognormal\", \"sigma\": %.4f}, "
              "\"load\": {\"max_link_load\": %.4f}}]}, \"transport\": {\"cc\": \"%s\"}}",
              (unsigned long long)(tl_mix64(seed ^ (scen + 1)) >> 16), over[tl_rng_below(&r, 3)],
-             (int)fmin(max_flows, bytes / cfg->mean_bytes), sizes, spatial, cfg->sigma, cfg->target_load,
+             (int)fmin(lim.max_flows, bytes / cfg->mean_bytes), sizes, spatial, cfg->sigma, cfg->target_load,
              cfg->cc);
     return 0;
 }
@@ -444,16 +455,17 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     *n_new = 0;
     char path[4096], header[512];
     uint32_t per = per_scen(o);
+    size_limits lim = limits_of(o);
     char bytes[64];
-    if (o->is_long)
-        snprintf(bytes, sizeof bytes, "%g-%g", LONG_BYTES_MIN, LONG_BYTES_MAX);
+    if (lim.lo < lim.hi)
+        snprintf(bytes, sizeof bytes, "%g-%g", lim.lo, lim.hi);
     else
-        snprintf(bytes, sizeof bytes, "%g", BYTES);
+        snprintf(bytes, sizeof bytes, "%g", lim.lo);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
              "mean size to %g, bytes %s, quantiles %d%s%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
-             o->is_long ? LONG_FLOWS : FABRIC_FLOWS, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
+             lim.max_flows, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
              o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "");
     long have = 0;
     FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);
