@@ -697,7 +697,8 @@ static void fabric_skew_scenario(void **state)
 }
 
 /* Training on fabric paths leaves out a collapsed scenario (median
- * foreground slowdown above 20) and keeps the others. */
+ * foreground slowdown above 20 without PFC) and keeps the others, a
+ * lossless one with as high a median (PFC pauses, not drops) included. */
 static void fabric_train_drops_collapse(void **state)
 {
     (void)state;
@@ -710,13 +711,15 @@ static void fabric_train_drops_collapse(void **state)
             M3_FEATURE_SCHEMA);
     tl_rng r;
     tl_rng_init(&r, 1, "test", 0);
-    for (uint64_t i = 0; i < 12 * 4; i++) { /* 12 scenarios of 4 paths, scenario 3 collapsed */
+    /* 12 scenarios of 4 paths; 3 collapsed, 5 as slow but lossless */
+    for (uint64_t i = 0; i < 12 * 4; i++) {
         m3_fpath fp;
         memset(&fp, 0, sizeof fp);
         fp.index = i, fp.hops = 4, fp.n_flows = 100;
         snprintf(fp.cc, sizeof fp.cc, "dctcp-rate");
         for (int k = 0; k < M3_N_SHARED; k++)
             fp.feat.shared[k] = (float)tl_rng_uniform(&r);
+        fp.feat.shared[M3_SHARED_PFC] = i / 4 == 5 ? 1.0f : 0.0f;
         fp.feat.n_fg[0] = 3;
         for (int q = 0; q < M3_N_Q; q++)
             fp.feat.ref_q[0][q] = 1 + q;
@@ -725,7 +728,7 @@ static void fabric_train_drops_collapse(void **state)
                 fp.feat.ref_q[b][q] = NAN;
         double sd[3];
         for (int k = 0; k < 3; k++)
-            sd[k] = (i / 4 == 3 ? 100 : 1) + 3 * tl_rng_uniform(&r);
+            sd[k] = (i / 4 == 3 || i / 4 == 5 ? 100 : 1) + 3 * tl_rng_uniform(&r);
         fp.sd = sd;
         m3_fpath_write(f, &fp);
     }
@@ -733,7 +736,7 @@ static void fabric_train_drops_collapse(void **state)
     tl_m3_train_opts o;
     tl_m3_train_opts_default(&o);
     o.n_trees = 3, o.max_depth = 2, o.n_threads = 1;
-        const char *dirs[2] = {dir, dir};
+    const char *dirs[2] = {dir, dir};
     assert_int_equal(tl_m3_train(dirs, 1, model, &o, NULL), 0);
     char log_path[600];
     snprintf(log_path, sizeof log_path, "%s.log", model);

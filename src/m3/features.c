@@ -442,6 +442,9 @@ float m3_feat_load(const m3_feat *ft, int which)
     return ft->shared[which == 0 ? F_LOAD_MAX : which == 1 ? F_LOAD_FIRST : F_LOAD_LAST];
 }
 
+_Static_assert((int)F_PFC == (int)M3_SHARED_PFC, "m3_int.h names the PFC feature's index");
+int m3_feat_lossless(const m3_feat *ft) { return ft->shared[F_PFC] != 0; }
+
 void m3_feat_row(const m3_feat *ft, int b, int qi, float *row)
 {
     memcpy(row, ft->shared, sizeof ft->shared);

@@ -175,6 +175,10 @@ int m3_knob_changes_reference(const char *name);
 double m3_queue_ps(const tl_params *p, const char *cc);
 /* Busiest (which 0), first (1) or last (2) link's offered load. */
 float m3_feat_load(const m3_feat *ft, int which);
+/* Whether the path's network runs PFC (lossless: no drops, no timeouts):
+ * shared feature M3_SHARED_PFC is not 0. */
+enum { M3_SHARED_PFC = 7 };
+int m3_feat_lossless(const m3_feat *ft);
 /* The model's input row for (bucket b, quantile index qi). */
 void m3_feat_row(const m3_feat *ft, int b, int qi, float *row);
 /* Name of feature i (docs, training log). */
