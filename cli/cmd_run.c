@@ -3,6 +3,7 @@
  * summary.json (slowdown per size bucket and class), links.csv (per port),
  * and with --queue-trace-us a queue-length time series, queues.csv. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -146,15 +147,17 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
     const tl_engine_spec *es = &w->sc.engine;
     tl_parsimon_opts po;
     tl_parsimon_opts_default(&po);
-    po.bucket_min = es->bucket_min;
-    po.bucket_ratio = es->bucket_ratio;
-    po.fat_factor = es->fat_factor;
+    /* what the scenario (or the command line) sets; the rest stays at the
+     * engine's defaults */
+    po.bucket_min = es->bucket_min ? es->bucket_min : po.bucket_min;
+    po.bucket_ratio = isnan(es->bucket_ratio) ? po.bucket_ratio : es->bucket_ratio;
+    po.fat_factor = isnan(es->fat_factor) ? po.fat_factor : es->fat_factor;
     po.is_cluster = es->is_cluster;
-    po.cluster_wmape = es->cluster_wmape;
-    po.cluster_load = es->cluster_load;
-    po.cluster_scale = es->cluster_scale;
-    po.is_passthrough = es->is_passthrough;
-    po.is_residual = es->is_residual;
+    po.cluster_wmape = isnan(es->cluster_wmape) ? po.cluster_wmape : es->cluster_wmape;
+    po.cluster_load = isnan(es->cluster_load) ? po.cluster_load : es->cluster_load;
+    po.cluster_scale = isnan(es->cluster_scale) ? po.cluster_scale : es->cluster_scale;
+    po.is_passthrough = es->is_passthrough < 0 ? po.is_passthrough : es->is_passthrough;
+    po.is_residual = es->is_residual < 0 ? po.is_residual : es->is_residual;
     po.n_threads = es->n_threads;
     tl_parsimon *ps = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
                                          w->sc.seed, &po, err);

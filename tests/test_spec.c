@@ -2,6 +2,7 @@
  * builds, --set reaches the registry, and every bad input is an error naming
  * file, line:column and JSON path. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,34 @@ static void bad_inputs_name_the_location(void **state)
     free(cdf_bad);
 }
 
+/* Parsimon's options: what a scenario sets is kept, what it leaves out
+ * stays unset so that the engine's own defaults apply (cmd_run maps them). */
+static void engine_options_unset_or_set(void **state)
+{
+    (void)state;
+    tl_scenario sc;
+    assert_int_equal(tl_scenario_parse(&sc, tl_scenario_default_json(), "default", NULL, NULL), 0);
+    assert_true(isnan(sc.engine.bucket_ratio) && isnan(sc.engine.fat_factor));
+    assert_true(isnan(sc.engine.cluster_wmape) && isnan(sc.engine.cluster_load) &&
+                isnan(sc.engine.cluster_scale));
+    assert_int_equal(sc.engine.bucket_min, 0);
+    assert_int_equal(sc.engine.is_passthrough, -1);
+    assert_int_equal(sc.engine.is_residual, -1);
+    tl_scenario_fini(&sc);
+    const char *text = "{" BASE_TOPO ", \"workload\": {\"flows\": 10, \"classes\": [{\"sizes\": "
+                       "{\"cdf\": \"hadoop\"}, \"spatial\": {\"type\": \"uniform\"}, \"load\": "
+                       "{\"max_link_load\": 0.3}}]}, \"engine\": {\"name\": \"parsimon\", "
+                       "\"bucket_ratio\": 1, \"cluster_load\": 0, \"residual\": false, "
+                       "\"bucket_min\": 50}}";
+    assert_int_equal(tl_scenario_parse(&sc, text, "t.json", NULL, NULL), 0);
+    assert_true(sc.engine.bucket_ratio == 1 && sc.engine.cluster_load == 0);
+    assert_int_equal(sc.engine.bucket_min, 50);
+    assert_int_equal(sc.engine.is_residual, 0);
+    assert_int_equal(sc.engine.is_passthrough, -1);
+    assert_true(isnan(sc.engine.fat_factor));
+    tl_scenario_fini(&sc);
+}
+
 /* A failed link in the scenario is marked and avoided by routing. */
 static void failed_links_from_spec(void **state)
 {
@@ -220,6 +249,7 @@ int main(void)
         cmocka_unit_test(set_overrides_registry),
         cmocka_unit_test(bad_inputs_name_the_location),
         cmocka_unit_test(failed_links_from_spec),
+        cmocka_unit_test(engine_options_unset_or_set),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,7 +44,9 @@ typedef struct tl_engine_spec {
      * "bucket_ratio" (x), "fat_factor", "cluster_wmape", "cluster_load",
      * "cluster_scale" (thresholds of less loaded links up to this many times
      * looser),
-     * "passthrough" (default true: links that cannot queue are not simulated) */
+     * "passthrough" (default true: links that cannot queue are not simulated),
+     * "residual"; unset ones are NaN, bucket_min 0 and the two flags -1, and
+     * the engine's defaults apply (docs/parsimon.md) */
     int is_cluster, is_passthrough, is_residual;
     uint32_t bucket_min;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load, cluster_scale;

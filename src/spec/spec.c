@@ -768,16 +768,11 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     memset(sc, 0, sizeof *sc);
     snprintf(sc->source, sizeof sc->source, "%s", source);
     snprintf(sc->engine.name, sizeof sc->engine.name, "pktsim");
-    /* parsimon.txt's settings (B 100, x 2, 10x fat links); cluster thresholds
-     * looser than the paper's 0.1 and scaled by load (docs/parsimon.md) */
-    sc->engine.bucket_min = 100;
-    sc->engine.bucket_ratio = 2;
-    sc->engine.fat_factor = 10;
-    sc->engine.cluster_wmape = 0.15;
-    sc->engine.cluster_load = 0.075;
-    sc->engine.cluster_scale = 4;
-    sc->engine.is_passthrough = 1; /* tailor's additions (docs/parsimon.md) */
-    sc->engine.is_residual = 1;
+    /* Parsimon's options the scenario does not set stay unset (NaN, 0, -1),
+     * so the engine's own defaults (tl_parsimon_opts_default) apply */
+    sc->engine.bucket_ratio = sc->engine.fat_factor = NAN;
+    sc->engine.cluster_wmape = sc->engine.cluster_load = sc->engine.cluster_scale = NAN;
+    sc->engine.is_passthrough = sc->engine.is_residual = -1;
     sc->engine.n_paths = 500; /* m3.txt §3.2: 500 paths bound the p99 sampling error to 10% */
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
