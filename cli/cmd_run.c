@@ -140,6 +140,9 @@ static int run_flowsim(cli_world *w, const char *outdir, tl_progress *prog, tl_e
     return rc;
 }
 
+/* A scenario's number where it set one (not NaN), else the default. */
+static double set_or(double v, double dflt) { return isnan(v) ? dflt : v; }
+
 static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_err *err)
 {
     tl_summary sum;
@@ -147,15 +150,15 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
     const tl_engine_spec *es = &w->sc.engine;
     tl_parsimon_opts po;
     tl_parsimon_opts_default(&po);
-    /* what the scenario (or the command line) sets; the rest stays at the
-     * engine's defaults */
+    /* what the scenario (or the command line) sets; the rest (NaN, 0, -1)
+     * stays at the engine's defaults */
     po.bucket_min = es->bucket_min ? es->bucket_min : po.bucket_min;
-    po.bucket_ratio = isnan(es->bucket_ratio) ? po.bucket_ratio : es->bucket_ratio;
-    po.fat_factor = isnan(es->fat_factor) ? po.fat_factor : es->fat_factor;
+    po.bucket_ratio = set_or(es->bucket_ratio, po.bucket_ratio);
+    po.fat_factor = set_or(es->fat_factor, po.fat_factor);
     po.is_cluster = es->is_cluster;
-    po.cluster_wmape = isnan(es->cluster_wmape) ? po.cluster_wmape : es->cluster_wmape;
-    po.cluster_load = isnan(es->cluster_load) ? po.cluster_load : es->cluster_load;
-    po.cluster_scale = isnan(es->cluster_scale) ? po.cluster_scale : es->cluster_scale;
+    po.cluster_wmape = set_or(es->cluster_wmape, po.cluster_wmape);
+    po.cluster_load = set_or(es->cluster_load, po.cluster_load);
+    po.cluster_scale = set_or(es->cluster_scale, po.cluster_scale);
     po.is_passthrough = es->is_passthrough < 0 ? po.is_passthrough : es->is_passthrough;
     po.is_residual = es->is_residual < 0 ? po.is_residual : es->is_residual;
     po.n_threads = es->n_threads;
