@@ -15,7 +15,7 @@ typedef struct m3_args {
     const char *dir, *dirs[MAX_DIRS]; /* dir = dirs[0]; several only for train */
     int n_dirs;
     const char *out, *cc, *kind, *sizes, *traffic, *length;
-    uint64_t samples, seed, fg_flows, max_flows, trees, depth;
+    uint64_t samples, seed, fg_flows, max_flows, trees, depth, calib_min;
     double eta;
     int n_threads, is_quiet;
 } m3_args;
@@ -117,6 +117,7 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                             : !strcmp(name, "max-flows") ? &a->max_flows
                             : !strcmp(name, "trees")     ? &a->trees
                             : !strcmp(name, "depth")     ? &a->depth
+                            : !strcmp(name, "calib-min") ? &a->calib_min
                                                          : NULL;
             if (dst)
                 *dst = x;
@@ -189,7 +190,7 @@ static int gen_data(int argc, char **argv)
 static int train(int argc, char **argv)
 {
     m3_args a = {0};
-    int rc = parse(argc, argv, "train", "o,trees,depth,eta,seed,threads,quiet", &a);
+    int rc = parse(argc, argv, "train", "o,trees,depth,eta,seed,threads,calib-min,quiet", &a);
     if (rc)
         return rc;
     tl_m3_train_opts to;
@@ -200,6 +201,8 @@ static int train(int argc, char **argv)
         to.max_depth = (uint32_t)a.depth;
     if (a.eta > 0)
         to.eta = a.eta;
+    if (a.calib_min)
+        to.calib_min = (uint32_t)a.calib_min;
     to.seed = a.seed;
     to.n_threads = a.n_threads;
     char model[4096];

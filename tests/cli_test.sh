@@ -326,6 +326,14 @@ check "--length with an unknown value is refused" grep -q "expects short or long
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3fab.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train on fabric paths logs the pinball loss" grep -q "valid-pinball" "$tmp/m3fab.model.log"
 check "a fabric-trained model carries its calibration shifts" grep -aq '"shift": \[' "$tmp/m3fab.model"
+check "one calibration scenario is too few to calibrate" \
+    grep -q "no calibration: 1 calibration scenarios (every twentieth), fewer than 30" "$tmp/m3fab.model.log"
+check "... and the shifts are all 0" \
+    test -z "$(grep -ao '"shift": \[[^]]*\]' "$tmp/m3fab.model" | grep -o '[-0-9.e]*[1-9][0-9.e-]*')"
+"$bin" m3 train "$tmp/m3fab" -o "$tmp/m3cal.model" --trees 10 --depth 3 --calib-min 1 --quiet >/dev/null
+check "--calib-min 1 calibrates on the one scenario" grep -q "calibration shift (log space) .*(1 calibration scenarios)" "$tmp/m3cal.model.log"
+"$bin" m3 train "$tmp/m3fab" -o "$tmp/m3cal0.model" --calib-min 0 --quiet 2>"$tmp/err" >/dev/null
+check "--calib-min 0 is refused" grep -q "calib-min expects an integer in 1..100000000, found '0'" "$tmp/err"
 "$bin" m3 train "$tmp/m3fab" "$tmp/m3loc" -o "$tmp/m3two.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train takes two folders" test $? -eq 0
 check "a two-folder training reads both folders' paths" grep -q "^paths 480 " "$tmp/m3two.model.log"

@@ -157,7 +157,8 @@ void m3_train_opts_default(m3_train_opts *o)
                          .colsample = 0.8,
                          .min_child_weight = 5,
                          .n_threads = 0,
-                         .seed = 0};
+                         .seed = 0,
+                         .calib_min = 30};
 }
 
 static int check_frac(double v, const char *name, tl_err *err)
