@@ -3,9 +3,10 @@
  * grid, labelled log(its slowdown / the reference at that quantile), and
  * the pinball loss at that quantile makes the prediction the conditional
  * quantile of the label. Every tenth scenario is held out: half of those
- * calibrate the model when there are at least o->calib_min of them (per bucket and quantile, the shift in log space that makes that
- * share of their flows fall at or below the prediction, as in
- * conformalized quantile regression; stored in the model's metadata),
+ * calibrate the model when there are at least o->calib_min of them (per
+ * bucket and quantile, the shift in log space that makes that share of
+ * their flows fall at or below the prediction, as in conformalized
+ * quantile regression; stored in the model's metadata),
  * the other half are reported: per output bucket, how often a flow falls
  * at or below the predicted quantile (ideal: the quantile) next to the
  * reference's own rate (flowsim at the busiest link, uncorrected). */
@@ -272,19 +273,10 @@ static size_t n_calib_scenarios(const m3_fpath *v, size_t n, uint32_t per)
 }
 
 /* Per bucket and quantile q, the q-quantile of (label - prediction) over
- * the calibration scenarios' flows (0 where fewer than 20). With fewer
- * than min_scenarios scenarios every shift is 0: a flow's residual is not
- * independent of its fabric's other flows (one fabric whose PFC pauses
- * spread puts all its flows far above the prediction), so the sample that
- * sets the shifts is the scenarios, not the flows, and with a handful of
- * them the upper quantiles' shifts are whichever fabric stormed (docs/m3.md,
- * "Calibration"). */
+ * the calibration scenarios' flows (0 where fewer than 20). */
 static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, uint32_t per, int n_threads,
-                     uint32_t min_scenarios, double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+                     double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
-    memset(shift, 0, sizeof(double) * M3_N_OUT * M3_N_Q);
-    if (n_calib_scenarios(v, n, per) < min_scenarios)
-        return 0;
     size_t most = 0; /* flows of the calibration scenarios: a bound for every (b, q) */
     for (size_t i = 0; i < n; i++)
         for (int b = 0; b < M3_N_OUT && is_calib_scenario(v[i].index, per); b++)
@@ -374,9 +366,16 @@ int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
                     "foreground slowdown above %g)\n", n_collapsed, n_read - n, COLLAPSE_MEDIAN);
         rc = m3_fit_logged(log, &tr, &va, o, &m, err);
     }
-    double shift[M3_N_OUT][M3_N_Q];
-    rc = rc ? rc : calibrate(m, v, n, per, o->n_threads, o->calib_min, shift, err);
+    /* With fewer than calib_min calibration scenarios every shift stays 0:
+     * a flow's residual is not independent of its fabric's other flows (in
+     * a fabric whose PFC pauses spread, all lie far above the prediction),
+     * so the sample behind a shift is the scenarios, not their flows, and
+     * with a handful of them the upper quantiles' shifts are whichever
+     * fabric stormed (docs/m3.md, "Calibration"). */
+    double shift[M3_N_OUT][M3_N_Q] = {{0}};
     size_t n_cal = n_calib_scenarios(v, n, per);
+    if (!rc && n_cal >= o->calib_min)
+        rc = calibrate(m, v, n, per, o->n_threads, shift, err);
     if (!rc && n_cal < o->calib_min)
         fprintf(log, "\nno calibration: %zu calibration scenarios (every twentieth), fewer than "
                 "%u (--calib-min)\n", n_cal, o->calib_min);
