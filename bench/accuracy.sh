@@ -8,7 +8,8 @@
 #   bench/accuracy.sh [OUTDIR] [FLOWS] [ENGINE]
 #       defaults: out/accuracy, 200000, parsimon
 #
-# ENGINE is parsimon, m3 (with data/models/m3.model, or $M3_MODEL) or
+# ENGINE is parsimon, m3 (with data/models/m3-CC.model for a scenario's CC
+# where one exists, else data/models/m3.model; or $M3_MODEL for all) or
 # flowsim-m3 (m3's path sampling and flowsim without the model: what the
 # model adds is the difference between the two). BUCKET_RATIO=X writes
 # "engine": {"bucket_ratio": X} into the scenarios (Parsimon's x), and
