@@ -374,12 +374,10 @@ int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
      * fabric stormed (docs/m3.md, "Calibration"). */
     double shift[M3_N_OUT][M3_N_Q] = {{0}};
     size_t n_cal = n_calib_scenarios(v, n, per);
-    if (!rc && n_cal >= o->calib_min)
-        rc = calibrate(m, v, n, per, o->n_threads, shift, err);
     if (!rc && n_cal < o->calib_min)
         fprintf(log, "\nno calibration: %zu calibration scenarios (every twentieth), fewer than "
                 "%u (--calib-min)\n", n_cal, o->calib_min);
-    else if (!rc) {
+    else if (!rc && !(rc = calibrate(m, v, n, per, o->n_threads, shift, err))) {
         fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles "
                 "(%zu calibration scenarios):\n", n_cal);
         for (int b = 0; b < M3_N_OUT; b++) {
