@@ -162,7 +162,11 @@ static const char *const all_ccs[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", 
  * they finish within 10% of each other, and, for DCQCN and HPCC, within 10% of
  * 2 x 20 MB / 10 Gb/s. TIMELY shares fairly but leaves the link partly idle
  * (its gradient cuts overshoot and its additive increase is slow, as "ECN or
- * Delay" (Zhu et al. CoNEXT'16) analyses): it is held to 80% utilization. */
+ * Delay" (Zhu et al. CoNEXT'16) analyses): it is held to 80% utilization.
+ * DCQCN gets 15%: under the dynamic PFC thresholds of its preset no PAUSE
+ * evens the two senders out, and NVIDIA's 5 Mb/s additive increase leaves
+ * them up to about 11% apart after 33 ms (a fixed 100 KB XOFF paused them
+ * into step). */
 static void two_flows_fair(void **state)
 {
     for (size_t c = 2; c < 5; c++) {
@@ -178,12 +182,14 @@ static void two_flows_fair(void **state)
         tl_pktsim *s = run(&w, NULL, NULL, 0);
         const tl_flow_result *r = tl_pktsim_results(s);
         double want = 2 * 20e6 * 1.048 * 8 / 10e9 * 1e12;
-        double tol = strcmp(all_ccs[c], "timely") == 0 ? 0.25 : 0.10;
+        double tol = strcmp(all_ccs[c], "timely") == 0  ? 0.25
+                     : strcmp(all_ccs[c], "dcqcn") == 0 ? 0.15
+                                                        : 0.10;
         for (int i = 0; i < 2; i++)
             if (fabs((double)r[i].fct_ps / want - 1) > tol)
                 fail_msg("%s flow %d: fct %.1f us, fair share gives %.1f us", all_ccs[c], i,
                          r[i].fct_ps * 1e-6, want * 1e-6);
-        if (fabs((double)r[0].fct_ps / (double)r[1].fct_ps - 1) > 0.10)
+        if (fabs((double)r[0].fct_ps / (double)r[1].fct_ps - 1) > (tol < 0.15 ? tol : 0.15))
             fail_msg("%s: unfair split, fct %.1f vs %.1f us", all_ccs[c], r[0].fct_ps * 1e-6,
                      r[1].fct_ps * 1e-6);
         tl_pktsim_destroy(s);

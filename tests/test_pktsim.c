@@ -384,6 +384,52 @@ static void pfc_pauses_upstream_in_time(void **state)
     world_free(&w);
 }
 
+/* Dynamic PFC thresholds (switch.pfc_shift 3, as ns-3's HPCC fork): with a
+ * 400 KB buffer an ingress may hold at most the free buffer / 8 < 50 KB, so
+ * every ingress of a switch (all links 100 Gb/s) pauses below the fixed XOFF (100 KB),
+ * at most 50 KB plus the PAUSE's round trip (25,000 B at 100 Gb/s) and two
+ * packets; nothing drops and every flow completes (paused ingresses resume).
+ * With the fixed thresholds the same incast lets an ingress hold more. */
+static void pfc_dynamic_threshold(void **state)
+{
+    const uint64_t bound = 50000 + 25000 + 2 * 1048;
+    uint64_t worst[2] = {0, 0};
+    for (int dyn = 0; dyn < 2; dyn++) {
+        char json[2048];
+        snprintf(json, sizeof json, INCAST,
+                 dyn ? ", \"buffer_bytes\": 400000, \"pfc_shift\": 3" : ", \"buffer_bytes\": 400000");
+        world w;
+        tu_world_make(&w, json);
+        tl_err err;
+        tl_err_clear(&err);
+        tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
+        assert_non_null(s);
+        assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(s, &st);
+        assert_int_equal(st.n_flows_done, 16);
+        assert_int_equal(st.n_drops, 0);
+        uint64_t pauses = 0;
+        for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.topo); c++) {
+            tl_port_stats ps;
+            tl_pktsim_port_stats(s, c, &ps);
+            pauses += ps.n_pauses;
+            if (tl_topo_chan_to(w.topo, c) >= tl_topo_n_hosts(w.topo) &&
+                ps.max_ingress_bytes > worst[dyn])
+                worst[dyn] = ps.max_ingress_bytes;
+        }
+        if (dyn)
+            assert_true(pauses > 0);
+        tl_pktsim_destroy(s);
+        world_free(&w);
+    }
+    if (worst[1] > bound)
+        fail_msg("dynamic: an ingress held %llu B", (unsigned long long)worst[1]);
+    if (worst[0] <= bound)
+        fail_msg("fixed: the worst ingress held only %llu B: the case tests nothing",
+                 (unsigned long long)worst[0]);
+}
+
 typedef struct knob_probe {
     int64_t change_at_ps;
     uint64_t marks_before, marks_at_change;
@@ -633,6 +679,7 @@ int main(void)
         cmocka_unit_test(ecn_marks_where_it_should),
         cmocka_unit_test(incast_with_pfc),
         cmocka_unit_test(pfc_pauses_upstream_in_time),
+        cmocka_unit_test(pfc_dynamic_threshold),
         cmocka_unit_test(runtime_knob_change),
         cmocka_unit_test(link_failure_reroutes),
         cmocka_unit_test(delay_free_nic_link),

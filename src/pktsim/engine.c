@@ -187,6 +187,29 @@ static void send_pfc(tl_pktsim *s, port *up, int is_pause, int64_t now)
                  (uint16_t)is_pause);
 }
 
+/* ns-3's HPCC fork resumes a dynamically paused ingress 3 KB below the
+ * threshold (SwitchMmu resume_offset). */
+#define PFC_RESUME_OFFSET 3000
+
+/* The PAUSE threshold of ingress channel in at switch sw: fixed
+ * (pfc_xoff_bytes), or with switch.pfc_shift the switch's free buffer
+ * / 2^shift, as the HPCC fork's SwitchMmu::GetPfcThreshold (which also sets
+ * aside per-port headroom and a 4 KB reserve, not modelled here). */
+static inline uint64_t pfc_threshold(const tl_pktsim *s, const port *in, uint32_t sw)
+{
+    if (!s->is_pfc_dynamic)
+        return s->pfc_xoff_bytes;
+    uint64_t used = s->sw_used[sw];
+    return (s->buffer_bytes - (used < s->buffer_bytes ? used : s->buffer_bytes)) >> in->pfc_shift;
+}
+
+static inline int pfc_should_resume(const tl_pktsim *s, const port *in, uint32_t sw)
+{
+    if (!s->is_pfc_dynamic)
+        return in->ingress_bytes < s->pfc_xon_bytes;
+    return in->ingress_bytes == 0 || in->ingress_bytes + PFC_RESUME_OFFSET <= pfc_threshold(s, in, sw);
+}
+
 static uint32_t dequeue(tl_pktsim *s, port *p, int64_t now)
 {
     for (int c = 0; c < 2; c++) {
@@ -204,7 +227,7 @@ static uint32_t dequeue(tl_pktsim *s, port *p, int64_t now)
             if (s->is_pfc) {
                 port *in = &s->ports[k->in_chan];
                 in->ingress_bytes -= k->wire_bytes;
-                if (in->is_pause_sent && in->ingress_bytes < s->pfc_xon_bytes)
+                if (in->is_pause_sent && pfc_should_resume(s, in, p->sw))
                     send_pfc(s, in, 0, now);
             }
         }
@@ -247,7 +270,7 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
             in->ingress_bytes += k->wire_bytes;
             if (in->ingress_bytes > in->max_ingress_bytes)
                 in->max_ingress_bytes = in->ingress_bytes;
-            if (!in->is_pause_sent && in->ingress_bytes > s->pfc_xoff_bytes)
+            if (!in->is_pause_sent && in->ingress_bytes > pfc_threshold(s, in, p->sw))
                 send_pfc(s, in, 1, now);
         }
     }
@@ -865,6 +888,21 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     s->is_pfc = is_pfc;
     s->pfc_xoff_bytes = xoff;
     s->pfc_xon_bytes = xon;
+    /* Dynamic PFC as the HPCC fork's third.cc sets it: the shift falls by one
+     * per doubling of a port's rate over the NIC rate (the slowest host link
+     * here), so fast fabric ports may hold more. */
+    int shift = (int)tl_params_get(p, "switch.pfc_shift");
+    s->is_pfc_dynamic = shift > 0;
+    uint64_t nic_bps = UINT64_MAX;
+    for (uint32_t c = 0; c < s->n_ports; c++)
+        if (s->ports[c].is_host && s->ports[c].rate_bps < nic_bps)
+            nic_bps = s->ports[c].rate_bps;
+    for (uint32_t c = 0; c < s->n_ports; c++) {
+        int sh = shift;
+        for (uint64_t r = s->ports[c].rate_bps; r > nic_bps && sh > 0; r /= 2)
+            sh--;
+        s->ports[c].pfc_shift = (uint8_t)sh;
+    }
     for (uint32_t c = 0; c < s->n_ports; c++)
         s->qp->configure(s->ports[c].qp_state, s->ports[c].rate_bps, p);
     return 0;

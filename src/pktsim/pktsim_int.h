@@ -50,6 +50,8 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint8_t is_pause_sent;  /* PFC: this channel's far end has paused it */
     uint8_t is_direct;      /* tl_pktsim_set_direct_port: data crosses it as a timed delivery */
     uint8_t is_through;     /* tl_pktsim_set_direct_through: no arrival event at its far end */
+    uint8_t pfc_shift;      /* dynamic PFC (switch.pfc_shift > 0): this ingress may hold the
+                             * far-end switch's free buffer / 2^pfc_shift */
     uint32_t from, to;
     uint32_t sw;      /* switch index of `from`, NONE for a host NIC */
     uint32_t rr_head; /* host NIC: round-robin cursor into its active flows, NONE if none */
@@ -134,6 +136,7 @@ struct tl_pktsim {
     int is_pfc;
     int is_direct_ctrl; /* tl_pktsim_set_direct_acks: control packets as timed events */
     uint64_t pfc_xoff_bytes, pfc_xon_bytes;
+    int is_pfc_dynamic; /* switch.pfc_shift > 0: thresholds follow the free buffer */
     int64_t rto_ps;
     tl_params params; /* owned copy: the run-time control may change it */
     tl_pktsim_stats st;

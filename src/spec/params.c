@@ -47,11 +47,17 @@ static const tl_param_def pktsim_params[] = {
      "the queue a packet joins."},
     {"switch.pfc", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_NEUTRAL,
      "Priority flow control: a switch pauses an upstream port whose packets occupy more than "
-     "pfc_xoff_bytes of its buffer, and resumes it below pfc_xon_bytes (lossless fabric)."},
+     "pfc_xoff_bytes of its buffer, and resumes it below pfc_xon_bytes, or uses pfc_shift's "
+     "dynamic thresholds (lossless fabric)."},
     {"switch.pfc_xoff_bytes", TL_UNIT_BYTES, 100000, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
      "Per-ingress buffer occupancy that sends PAUSE upstream."},
     {"switch.pfc_xon_bytes", TL_UNIT_BYTES, 80000, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
      "Per-ingress buffer occupancy below which a paused upstream is resumed (< xoff)."},
+    {"switch.pfc_shift", TL_UNIT_NONE, 0, 0, 16, 1, TL_DIR_NEUTRAL,
+     "PFC thresholds: 0 = the fixed pfc_xoff_bytes / pfc_xon_bytes; s > 0 = dynamic, as ns-3's "
+     "HPCC fork: pause an ingress holding more than the switch's free buffer / 2^s (s one "
+     "lower per doubling of the port's rate over the host links'; the fork uses 3), resume "
+     "3 KB below that."},
     {"dctcp.g", TL_UNIT_FRAC, 0.0625, 1e-6, 1, 0, TL_DIR_UP_DELAY,
      "EWMA gain of the marked fraction alpha (RFC 8257: 1/16)."},
     {"dctcp.initial_alpha", TL_UNIT_FRAC, 1, 0, 1, 0, TL_DIR_UP_DELAY,
@@ -159,6 +165,7 @@ typedef struct preset {
  * i.e. 4 and 16 KB per Gb/s). */
 static const preset_kv dcqcn_default_kv[] = {
     {"switch.pfc", 1},
+    {"switch.pfc_shift", 3},
     {"switch.kmin_bytes_per_gbps", 4000},
     {"switch.kmax_bytes_per_gbps", 16000},
     {"switch.pmax", 0.2},
@@ -169,6 +176,7 @@ static const preset_kv dcqcn_default_kv[] = {
  * the paper's ns-3 setup, i.e. 16 and 64 KB per Gb/s (docs/congestion-control.md). */
 static const preset_kv dcqcn_expert_kv[] = {
     {"switch.pfc", 1},
+    {"switch.pfc_shift", 3},
     {"switch.kmin_bytes_per_gbps", 16000},
     {"switch.kmax_bytes_per_gbps", 64000},
     {"switch.pmax", 0.2},
@@ -177,15 +185,20 @@ static const preset_kv dcqcn_expert_kv[] = {
     {"dcqcn.rate_reduce_monitor_period_ps", 80e6},
     {"dcqcn.min_time_between_cnps_ps", 96e6},
 };
-static const preset_kv lossless_kv[] = {{"switch.pfc", 1}};
+/* The lossless presets take the HPCC fork's dynamic PFC thresholds (1/8 of
+ * the free buffer at the NIC rate), as ns-3 runs them: a fixed 100 KB XOFF
+ * pauses far earlier and spreads PAUSE storms ns-3 does not show (docs/pktsim.md). */
+static const preset_kv lossless_kv[] = {{"switch.pfc", 1}, {"switch.pfc_shift", 3}};
 
 static const preset presets[] = {
     {"dcqcn.nvidia-default", "DCQCN with NVIDIA's defaults, PFC on (the default for cc dcqcn)",
      dcqcn_default_kv, sizeof dcqcn_default_kv / sizeof *dcqcn_default_kv},
     {"dcqcn.expert", "DCQCN as tuned by PARALEON's network experts (paraleon.txt Table I)",
      dcqcn_expert_kv, sizeof dcqcn_expert_kv / sizeof *dcqcn_expert_kv},
-    {"timely.default", "TIMELY on a lossless fabric (the default for cc timely)", lossless_kv, 1},
-    {"hpcc.default", "HPCC on a lossless fabric (the default for cc hpcc)", lossless_kv, 1},
+    {"timely.default", "TIMELY on a lossless fabric (the default for cc timely)", lossless_kv,
+     sizeof lossless_kv / sizeof *lossless_kv},
+    {"hpcc.default", "HPCC on a lossless fabric (the default for cc hpcc)", lossless_kv,
+     sizeof lossless_kv / sizeof *lossless_kv},
 };
 
 size_t tl_params_n_presets(void) { return sizeof presets / sizeof *presets; }
