@@ -191,13 +191,13 @@ static const preset_kv dcqcn_expert_kv[] = {
 static const preset_kv lossless_kv[] = {{"switch.pfc", 1}, {"switch.pfc_shift", 3}};
 
 static const preset presets[] = {
-    {"dcqcn.nvidia-default", "DCQCN with NVIDIA's defaults, PFC on (the default for cc dcqcn)",
+    {"dcqcn.nvidia-default", "DCQCN with NVIDIA's defaults, PFC on (dynamic thresholds, pfc_shift 3; the default for cc dcqcn)",
      dcqcn_default_kv, sizeof dcqcn_default_kv / sizeof *dcqcn_default_kv},
-    {"dcqcn.expert", "DCQCN as tuned by PARALEON's network experts (paraleon.txt Table I)",
+    {"dcqcn.expert", "DCQCN as tuned by PARALEON's network experts (paraleon.txt Table I; PFC, pfc_shift 3)",
      dcqcn_expert_kv, sizeof dcqcn_expert_kv / sizeof *dcqcn_expert_kv},
-    {"timely.default", "TIMELY on a lossless fabric (the default for cc timely)", lossless_kv,
+    {"timely.default", "TIMELY on a lossless fabric (PFC with pfc_shift 3; the default for cc timely)", lossless_kv,
      sizeof lossless_kv / sizeof *lossless_kv},
-    {"hpcc.default", "HPCC on a lossless fabric (the default for cc hpcc)", lossless_kv,
+    {"hpcc.default", "HPCC on a lossless fabric (PFC with pfc_shift 3; the default for cc hpcc)", lossless_kv,
      sizeof lossless_kv / sizeof *lossless_kv},
 };
 
