@@ -323,24 +323,48 @@ static void ecn_marks_where_it_should(void **state)
                "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp\", \"switch\": {\"pfc\": " \
                "1%s}}}"
 
-/* 16-to-1 incast at 100 Gb/s (K = 300 KB): no drops with PFC, every flow
- * completes, and DCTCP holds the bottleneck's time-averaged queue in
- * [K/2, 2K]. Channel 1 is the first link's leaf -> host 0 direction. */
-static void incast_with_pfc(void **state)
+/* Runs the INCAST scenario with `extra` switch keys under DCTCP into *w and
+ * checks what every PFC case needs: all 16 flows done, nothing dropped. */
+static tl_pktsim *run_incast(const char *extra, world *w)
 {
     char json[2048];
-    snprintf(json, sizeof json, INCAST, "");
-    world w;
-    tu_world_make(&w, json);
+    snprintf(json, sizeof json, INCAST, extra);
+    tu_world_make(w, json);
     tl_err err;
     tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
+    tl_pktsim *s = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, "dctcp", 1, &err);
     assert_non_null(s);
     assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
     tl_pktsim_stats st;
     tl_pktsim_get_stats(s, &st);
     assert_int_equal(st.n_flows_done, 16);
     assert_int_equal(st.n_drops, 0);
+    return s;
+}
+
+/* The most any ingress held at its far-end switch (hosts' NICs never count
+ * ingress bytes), and the pauses over all ports into *pauses. */
+static uint64_t worst_ingress(const tl_pktsim *s, const world *w, uint64_t *pauses)
+{
+    uint64_t worst = 0;
+    *pauses = 0;
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(w->topo); c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(s, c, &ps);
+        *pauses += ps.n_pauses;
+        if (ps.max_ingress_bytes > worst)
+            worst = ps.max_ingress_bytes;
+    }
+    return worst;
+}
+
+/* 16-to-1 incast at 100 Gb/s (K = 300 KB): no drops with PFC, every flow
+ * completes, and DCTCP holds the bottleneck's time-averaged queue in
+ * [K/2, 2K]. Channel 1 is the first link's leaf -> host 0 direction. */
+static void incast_with_pfc(void **state)
+{
+    world w;
+    tl_pktsim *s = run_incast("", &w);
     tl_port_stats ps;
     assert_int_equal(tl_topo_chan_to(w.topo, 1), 0);
     tl_pktsim_port_stats(s, 1, &ps);
@@ -356,27 +380,9 @@ static void incast_with_pfc(void **state)
  * round trip of the PAUSE (2 x 1 us at 100 Gb/s = 25,000 B) plus two packets. */
 static void pfc_pauses_upstream_in_time(void **state)
 {
-    char json[2048];
-    snprintf(json, sizeof json, INCAST, ", \"pfc_xoff_bytes\": 20000, \"pfc_xon_bytes\": 10000");
     world w;
-    tu_world_make(&w, json);
-    tl_err err;
-    tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
-    assert_non_null(s);
-    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
-    tl_pktsim_stats st;
-    tl_pktsim_get_stats(s, &st);
-    assert_int_equal(st.n_flows_done, 16);
-    assert_int_equal(st.n_drops, 0);
-    uint64_t pauses = 0, worst = 0;
-    for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.topo); c++) {
-        tl_port_stats ps;
-        tl_pktsim_port_stats(s, c, &ps);
-        pauses += ps.n_pauses;
-        if (ps.max_ingress_bytes > worst)
-            worst = ps.max_ingress_bytes;
-    }
+    tl_pktsim *s = run_incast(", \"pfc_xoff_bytes\": 20000, \"pfc_xon_bytes\": 10000", &w);
+    uint64_t pauses, worst = worst_ingress(s, &w, &pauses);
     assert_true(pauses > 0);
     if (worst > 20000 + 25000 + 2 * 1048)
         fail_msg("an ingress held %llu B", (unsigned long long)worst);
@@ -393,31 +399,13 @@ static void pfc_pauses_upstream_in_time(void **state)
 static void pfc_dynamic_threshold(void **state)
 {
     const uint64_t bound = 50000 + 25000 + 2 * 1048;
-    uint64_t worst[2] = {0, 0};
+    uint64_t worst[2], pauses;
     for (int dyn = 0; dyn < 2; dyn++) {
-        char json[2048];
-        snprintf(json, sizeof json, INCAST,
-                 dyn ? ", \"buffer_bytes\": 400000, \"pfc_shift\": 3" : ", \"buffer_bytes\": 400000");
         world w;
-        tu_world_make(&w, json);
-        tl_err err;
-        tl_err_clear(&err);
-        tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
-        assert_non_null(s);
-        assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
-        tl_pktsim_stats st;
-        tl_pktsim_get_stats(s, &st);
-        assert_int_equal(st.n_flows_done, 16);
-        assert_int_equal(st.n_drops, 0);
-        uint64_t pauses = 0;
-        for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.topo); c++) {
-            tl_port_stats ps;
-            tl_pktsim_port_stats(s, c, &ps);
-            pauses += ps.n_pauses;
-            if (tl_topo_chan_to(w.topo, c) >= tl_topo_n_hosts(w.topo) &&
-                ps.max_ingress_bytes > worst[dyn])
-                worst[dyn] = ps.max_ingress_bytes;
-        }
+        tl_pktsim *s = run_incast(dyn ? ", \"buffer_bytes\": 400000, \"pfc_shift\": 3"
+                                      : ", \"buffer_bytes\": 400000",
+                                  &w);
+        worst[dyn] = worst_ingress(s, &w, &pauses);
         if (dyn)
             assert_true(pauses > 0);
         tl_pktsim_destroy(s);

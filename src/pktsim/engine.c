@@ -187,6 +187,13 @@ static void send_pfc(tl_pktsim *s, port *up, int is_pause, int64_t now)
                  (uint16_t)is_pause);
 }
 
+/* The shared buffer switch sw has left (0 when full). */
+static inline uint64_t sw_free_bytes(const tl_pktsim *s, uint32_t sw)
+{
+    uint64_t used = s->sw_used[sw];
+    return s->buffer_bytes - (used < s->buffer_bytes ? used : s->buffer_bytes);
+}
+
 /* ns-3's HPCC fork resumes a dynamically paused ingress 3 KB below the
  * threshold (SwitchMmu resume_offset). */
 #define PFC_RESUME_OFFSET 3000
@@ -197,10 +204,7 @@ static void send_pfc(tl_pktsim *s, port *up, int is_pause, int64_t now)
  * aside per-port headroom and a 4 KB reserve, not modelled here). */
 static inline uint64_t pfc_threshold(const tl_pktsim *s, const port *in, uint32_t sw)
 {
-    if (!s->is_pfc_dynamic)
-        return s->pfc_xoff_bytes;
-    uint64_t used = s->sw_used[sw];
-    return (s->buffer_bytes - (used < s->buffer_bytes ? used : s->buffer_bytes)) >> in->pfc_shift;
+    return s->is_pfc_dynamic ? sw_free_bytes(s, sw) >> in->pfc_shift : s->pfc_xoff_bytes;
 }
 
 static inline int pfc_should_resume(const tl_pktsim *s, const port *in, uint32_t sw)
@@ -254,7 +258,7 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
     }
     if (p->sw != NONE) {
         uint64_t used = s->sw_used[p->sw];
-        double free_bytes = (double)(s->buffer_bytes - (used < s->buffer_bytes ? used : s->buffer_bytes));
+        double free_bytes = (double)sw_free_bytes(s, p->sw);
         /* With PFC the dynamic threshold does not apply: pauses keep the buffer
          * from filling, and only a full buffer drops. */
         if (used + k->wire_bytes > s->buffer_bytes ||
