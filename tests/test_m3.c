@@ -189,6 +189,44 @@ static void synthetic_samples(void **state)
     m3_sample_fini(&a), m3_sample_fini(&b), m3_sample_fini(&c);
 }
 
+/* Forced PFC (gen-data --pfc on|off) sets every scenario's switch.pfc, where
+ * the draw gives both, and leaves the other draws (here the buffer) as the
+ * draw made them; folders say which in their header. */
+static void forced_pfc(void **state)
+{
+    (void)state;
+    m3_synth_opts o;
+    m3_synth_opts_default(&o);
+    o.only_cc = "timely";
+    int n_on = 0;
+    for (uint64_t i = 0; i < 16; i++) {
+        m3_sample s[3];
+        for (int mode = 0; mode < 3; mode++) {
+            memset(&s[mode], 0, sizeof s[mode]);
+            assert_int_equal(tl_params_init(&s[mode].p, NULL), 0);
+            tl_rng r;
+            tl_rng_init(&r, 7, "forced pfc test", i);
+            o.pfc = mode;
+            assert_int_equal(m3_synth_config(&s[mode], &r, &o, NULL), 0);
+        }
+        n_on += tl_params_get(&s[0].p, "switch.pfc") == 1;
+        assert_true(tl_params_get(&s[1].p, "switch.pfc") == 1);
+        assert_true(tl_params_get(&s[2].p, "switch.pfc") == 0);
+        for (int mode = 1; mode < 3; mode++)
+            assert_true(tl_params_get(&s[mode].p, "switch.buffer_bytes") ==
+                        tl_params_get(&s[0].p, "switch.buffer_bytes"));
+        for (int mode = 0; mode < 3; mode++)
+            tl_params_fini(&s[mode].p);
+    }
+    assert_true(n_on >= 1 && n_on <= 15); /* the draw gives both */
+    o.pfc = 0;
+    assert_string_equal(m3_pfc_tag(&o), "");
+    o.pfc = 1;
+    assert_string_equal(m3_pfc_tag(&o), ", pfc on");
+    o.pfc = 2;
+    assert_string_equal(m3_pfc_tag(&o), ", pfc off");
+}
+
 /* Foreground flows far apart on an otherwise empty path: pktsim's truth,
  * flowsim and the busiest-link reference all say slowdown 1. */
 static void idle_path_truth(void **state)
@@ -384,6 +422,9 @@ static void resumable_samples(void **state)
     o.seed = 99;
     assert_int_not_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, &err), 0);
     tu_check_err("other settings", &err, TL_EINVAL, "samples.csv", "other settings");
+    o.seed = 1, o.pfc = 1; /* the same samples but all lossless: another header */
+    assert_int_not_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, &err), 0);
+    tu_check_err("other pfc", &err, TL_EINVAL, "samples.csv", "other settings");
     unlink(p1), unlink(p2), rmdir(d1), rmdir(d2);
     free(d1), free(d2);
 }
@@ -877,6 +918,7 @@ int main(void)
         cmocka_unit_test(paths_and_sampling),  cmocka_unit_test(path_workload_recount),
         cmocka_unit_test(mixture_by_hand),     cmocka_unit_test(synthetic_samples),
         cmocka_unit_test(idle_path_truth),     cmocka_unit_test(resumable_samples),
+        cmocka_unit_test(forced_pfc),
         cmocka_unit_test(fabric_samples),
         cmocka_unit_test(fabric_net_samples),
         cmocka_unit_test(fabric_train_drops_collapse),

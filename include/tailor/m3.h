@@ -103,6 +103,8 @@ typedef struct tl_m3_gen_opts {
     int is_skew;         /* fabric samples: skewed rack matrices in every scenario */
     int is_long;         /* fabric samples: 1-16 GB of flows a scenario (log-uniform, at most
                           * 200,000 flows) instead of at most 2 GB and 60,000 flows */
+    int pfc;             /* 0: drawn (half the scenarios lossless, DCQCN always);
+                          * 1: every scenario lossless; 2: every one lossy */
     int n_threads;       /* 0 = all cores */
 } tl_m3_gen_opts;
 void tl_m3_gen_opts_default(tl_m3_gen_opts *o);

@@ -488,11 +488,11 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
         snprintf(pfc, sizeof pfc, ", pfc shift %d", shift);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
-             "mean size to %g, bytes %s, quantiles %d%s%s%s%s",
+             "mean size to %g, bytes %s, quantiles %d%s%s%s%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
              lim.max_flows, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
              o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "",
-             pfc);
+             pfc, m3_pfc_tag(o));
     long have = 0;
     FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);
     if (!f)

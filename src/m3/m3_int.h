@@ -215,6 +215,9 @@ typedef struct m3_synth_opts {
                             * model) instead of uniform traffic */
     int is_long;           /* fabric samples: 1-16 GB of flows (log-uniform) instead of
                             * at most 2 GB */
+    int pfc;               /* 0: drawn (half lossless, DCQCN always lossless); 1: always
+                            * lossless; 2: always lossy. The draw is made either way,
+                            * so the scenario's other draws do not depend on it. */
 } m3_synth_opts;
 void m3_synth_opts_default(m3_synth_opts *o);
 
@@ -228,6 +231,9 @@ void m3_sample_fini(m3_sample *s);
  * max_mean, size_shape; d filled), shared by the parking-lot and the fabric
  * samples. */
 int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err);
+/* What a samples folder's header says of o->pfc ("" when drawn), so that a
+ * folder is not extended with samples of another PFC setting. */
+const char *m3_pfc_tag(const m3_synth_opts *o);
 int m3_synth_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, double max_mean, tl_err *err);
 
 /* Ground truth: simulates the sample with pktsim on its parking lot and

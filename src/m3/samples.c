@@ -20,9 +20,9 @@ static void header_line(char *buf, size_t n, uint64_t seed, const m3_synth_opts 
 {
     snprintf(buf, n,
              "# tailor m3 samples: schema %d, seed %llu, fg_flows %u, max_flows %u, cc %s, "
-             "quantiles %d",
+             "quantiles %d%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->fg_flows, o->max_flows,
-             o->only_cc ? o->only_cc : "any", M3_N_Q);
+             o->only_cc ? o->only_cc : "any", M3_N_Q, m3_pfc_tag(o));
 }
 
 int m3_record_make(uint64_t seed, uint64_t index, const m3_synth_opts *o, m3_record *r,
@@ -270,7 +270,7 @@ int tl_m3_gen_data(const char *dir, const tl_m3_gen_opts *o, tl_progress *prog,
                    uint64_t *n_new, tl_err *err)
 {
     m3_synth_opts so = {o->fg_flows,   o->max_flows, o->only_cc, o->is_fabric == 2,
-                        o->is_mixture, o->is_local,  o->is_skew, o->is_long};
+                        o->is_mixture, o->is_local,  o->is_skew, o->is_long, o->pfc};
     if (o->is_fabric) {
         uint64_t per = so.is_net_truth ? M3_FABRIC_PATHS_NET : M3_FABRIC_PATHS;
         return m3_fabric_gen(dir, o->seed, (o->n_samples + per - 1) / per, &so, o->n_threads,

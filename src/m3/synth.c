@@ -52,6 +52,8 @@ int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err
     rc = rc ? rc : tl_params_set(p, "switch.buffer_bytes", round(log_uni(r, 200e3, 4e6)), err);
     if (!rc && strcmp(cc, "dcqcn")) /* DCQCN stays lossless (as in m3's data) */
         rc = tl_params_set(p, "switch.pfc", (double)tl_rng_below(r, 2), err);
+    if (!rc && o->pfc) /* after the draw, which the other draws follow */
+        rc = tl_params_set(p, "switch.pfc", o->pfc == 1, err);
     if (rc)
         return rc;
     if (!strcmp(cc, "dctcp-rate") || !strcmp(cc, "dctcp")) {
@@ -71,6 +73,11 @@ int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err
         rc = rc ? rc : tl_params_set(p, "timely.t_high_ps", round(uni(r, 100e6, 500e6)), err);
     }
     return rc;
+}
+
+const char *m3_pfc_tag(const m3_synth_opts *o)
+{
+    return o->pfc == 1 ? ", pfc on" : o->pfc == 2 ? ", pfc off" : "";
 }
 
 /* Size law (Table 2): Pareto, exponential, Gaussian or log-normal, mean 5-50 KB. */
