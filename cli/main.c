@@ -90,7 +90,7 @@ static const struct {
      "            hpcc, timely uniformly)\n"
      "  --trees, --depth, --eta  XGBoost rounds (400), tree depth (8), learning rate (0.05)\n"
      "  --calib-min N  fabric paths: calibrate only with at least N calibration scenarios\n"
-     "            (every twentieth; default 30): with fewer, the shifts would be set by\n"
+     "            (every twentieth; default 50): with fewer, the shifts would be set by\n"
      "            whichever few fabrics stormed\n"},
     {"compare", cmd_compare, "accuracy of a run against a reference run, per size bucket and class",
      "tailor compare REF_DIR EST_DIR [-o OUT_DIR] [--quiet]\n"

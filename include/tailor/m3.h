@@ -119,7 +119,7 @@ typedef struct tl_m3_train_opts {
     double eta;                  /* default 0.05 */
     uint64_t seed;
     int n_threads;               /* 0 = all cores */
-    uint32_t calib_min;          /* fabric data: scenarios needed to calibrate (default 30) */
+    uint32_t calib_min;          /* fabric data: scenarios needed to calibrate (default 50) */
 } tl_m3_train_opts;
 void tl_m3_train_opts_default(tl_m3_train_opts *o);
 /* Trains on dirs[0..n_dirs)/fabric.csv if the first folder has one (pinball

@@ -47,7 +47,7 @@ typedef struct m3_train_opts {
     double min_child_weight; /* >= 0, the least hessian (= rows, for squared error) per leaf (5) */
     int n_threads;           /* >= 0; 0 = all cores */
     uint64_t seed;           /* XGBoost takes seed mod 2^63 (default 0) */
-    uint32_t calib_min;      /* fabric data: calibration scenarios needed to calibrate (30) */
+    uint32_t calib_min;      /* fabric data: calibration scenarios needed to calibrate (50) */
 } m3_train_opts;
 
 void m3_train_opts_default(m3_train_opts *o);
