@@ -219,12 +219,17 @@ static void forced_pfc(void **state)
             tl_params_fini(&s[mode].p);
     }
     assert_true(n_on >= 1 && n_on <= 15); /* the draw gives both */
+    char tag[64];
+    o.only_cc = "dctcp-rate"; /* no preset: fixed thresholds, no shift */
     o.pfc = 0;
-    assert_string_equal(m3_pfc_tag(&o), "");
+    m3_pfc_tag(&o, tag, sizeof tag);
+    assert_string_equal(tag, "");
     o.pfc = 1;
-    assert_string_equal(m3_pfc_tag(&o), ", pfc on");
-    o.pfc = 2;
-    assert_string_equal(m3_pfc_tag(&o), ", pfc off");
+    m3_pfc_tag(&o, tag, sizeof tag);
+    assert_string_equal(tag, ", pfc on");
+    o.only_cc = "timely", o.pfc = 2;
+    m3_pfc_tag(&o, tag, sizeof tag);
+    assert_string_equal(tag, ", pfc shift 3, pfc off");
 }
 
 /* Foreground flows far apart on an otherwise empty path: pktsim's truth,

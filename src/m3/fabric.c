@@ -20,7 +20,6 @@
 #include "m3/m3_int.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
-#include "tailor/params.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
 #include "tailor/world.h"
@@ -450,26 +449,6 @@ uint32_t m3_fabric_per(const char *header)
     return p ? (uint32_t)strtoul(p + 8, NULL, 10) : 0;
 }
 
-/* The PFC threshold shift of cc's default preset (0: fixed thresholds, or
- * no preset; for every CC, NULL, the largest). It goes into a folder's
- * header, so that a folder made before the lossless presets took dynamic
- * thresholds is not extended with samples of the other kind (docs/pktsim.md,
- * "PFC thresholds"). */
-static int preset_pfc_shift(const char *cc)
-{
-    if (!cc) {
-        int a = preset_pfc_shift("dcqcn"), b = preset_pfc_shift("timely"), c = preset_pfc_shift("hpcc");
-        return a > b ? (a > c ? a : c) : (b > c ? b : c);
-    }
-    const char *preset = tl_params_cc_default_preset(cc);
-    tl_params p;
-    if (!preset || tl_params_init(&p, NULL))
-        return 0;
-    int shift = tl_params_apply_preset(&p, preset, NULL) ? 0 : (int)tl_params_get(&p, "switch.pfc_shift");
-    tl_params_fini(&p);
-    return shift;
-}
-
 int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synth_opts *o,
                   int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err)
 {
@@ -482,17 +461,15 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
         snprintf(bytes, sizeof bytes, "%g-%g", lim.lo, lim.hi);
     else
         snprintf(bytes, sizeof bytes, "%g", lim.lo);
-    char pfc[32] = "";
-    int shift = preset_pfc_shift(o->only_cc);
-    if (shift > 0)
-        snprintf(pfc, sizeof pfc, ", pfc shift %d", shift);
+    char pfc[64];
+    m3_pfc_tag(o, pfc, sizeof pfc);
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
-             "mean size to %g, bytes %s, quantiles %d%s%s%s%s%s",
+             "mean size to %g, bytes %s, quantiles %d%s%s%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
              lim.max_flows, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
              o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "",
-             pfc, m3_pfc_tag(o));
+             pfc);
     long have = 0;
     FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);
     if (!f)

@@ -75,9 +75,30 @@ int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err
     return rc;
 }
 
-const char *m3_pfc_tag(const m3_synth_opts *o)
+/* The PFC threshold shift of cc's default preset (0: fixed thresholds, or
+ * no preset; for every CC, NULL, the largest). */
+static int preset_pfc_shift(const char *cc)
 {
-    return o->pfc == 1 ? ", pfc on" : o->pfc == 2 ? ", pfc off" : "";
+    if (!cc) {
+        int a = preset_pfc_shift("dcqcn"), b = preset_pfc_shift("timely"), c = preset_pfc_shift("hpcc");
+        return a > b ? (a > c ? a : c) : (b > c ? b : c);
+    }
+    const char *preset = tl_params_cc_default_preset(cc);
+    tl_params p;
+    if (!preset || tl_params_init(&p, NULL))
+        return 0;
+    int shift = tl_params_apply_preset(&p, preset, NULL) ? 0 : (int)tl_params_get(&p, "switch.pfc_shift");
+    tl_params_fini(&p);
+    return shift;
+}
+
+void m3_pfc_tag(const m3_synth_opts *o, char *buf, size_t n)
+{
+    int shift = preset_pfc_shift(o->only_cc);
+    char s[32] = "";
+    if (shift > 0)
+        snprintf(s, sizeof s, ", pfc shift %d", shift);
+    snprintf(buf, n, "%s%s", s, o->pfc == 1 ? ", pfc on" : o->pfc == 2 ? ", pfc off" : "");
 }
 
 /* Size law (Table 2): Pareto, exponential, Gaussian or log-normal, mean 5-50 KB. */
