@@ -14,7 +14,7 @@
 typedef struct m3_args {
     const char *dir, *dirs[MAX_DIRS]; /* dir = dirs[0]; several only for train */
     int n_dirs;
-    const char *out, *cc, *kind, *sizes, *traffic, *length, *pfc;
+    const char *out, *cc, *kind, *sizes, *traffic, *length, *pfc, *truth_from;
     uint64_t samples, seed, fg_flows, max_flows, trees, depth, calib_min;
     double eta;
     int n_threads, is_quiet;
@@ -97,6 +97,8 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
             if (!one_of(sub, name, v, "drawn", "on", "off"))
                 return EXIT_INPUT;
             a->pfc = v;
+        } else if (!strcmp(name, "truth-from")) {
+            a->truth_from = v;
         } else if (!strcmp(name, "eta")) {
             a->eta = strtod(v, &end);
             if (*end || end == v || !(a->eta > 0 && a->eta <= 1)) {
@@ -142,7 +144,7 @@ static int gen_data(int argc, char **argv)
     tl_m3_gen_opts so;
     tl_m3_gen_opts_default(&so);
     m3_args a = {.samples = so.n_samples, .seed = so.seed};
-    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,sizes,traffic,length,pfc,quiet",
+    int rc = parse(argc, argv, "gen-data", "samples,seed,threads,fg-flows,max-flows,cc,kind,sizes,traffic,length,pfc,truth-from,quiet",
                &a);
     if (rc)
         return rc;
@@ -174,6 +176,7 @@ static int gen_data(int argc, char **argv)
     so.is_skew = a.traffic && !strcmp(a.traffic, "skew");
     so.is_long = a.length && !strcmp(a.length, "long");
     so.pfc = !a.pfc || !strcmp(a.pfc, "drawn") ? 0 : !strcmp(a.pfc, "on") ? 1 : 2;
+    so.truth_from = a.truth_from;
     if ((so.is_mixture || so.is_local || so.is_skew || so.is_long) && !so.is_fabric) {
         fprintf(stderr, "tailor m3 gen-data: --%s needs --kind fabric or fabric-net\n",
                 so.is_mixture ? "sizes mixture" : so.is_local ? "traffic local"

@@ -292,6 +292,14 @@ check "m3 --path-pktsim says so" grep -q "pktsim on each path" "$tmp/m3po"
 "$bin" m3 gen-data "$tmp/m3fab" --kind fabric --samples 400 --cc dctcp-rate --quiet >/dev/null
 check "m3 gen-data --kind fabric writes ten scenarios of 40 paths" \
     test "$(grep -vc '^#' "$tmp/m3fab/fabric.csv")" -eq 400
+"$bin" m3 gen-data "$tmp/m3fab2" --kind fabric --samples 400 --cc dctcp-rate --truth-from "$tmp/m3fab" \
+    --quiet >/dev/null
+check "m3 gen-data --truth-from remakes a folder byte for byte" \
+    cmp -s "$tmp/m3fab/fabric.csv" "$tmp/m3fab2/fabric.csv"
+"$bin" m3 gen-data "$tmp/m3fab3" --kind fabric --samples 400 --cc hpcc --truth-from "$tmp/m3fab" \
+    --quiet 2>"$tmp/err" >/dev/null
+check "--truth-from refuses a folder made with other settings" test $? -eq 2
+check "--truth-from says why" grep -q "same settings" "$tmp/err"
 "$bin" m3 gen-data "$tmp/m3net" --kind fabric-net --samples 1 --seed 4 --cc dctcp-rate --quiet >/dev/null
 check "m3 gen-data --kind fabric-net writes one scenario of 200 paths" \
     test "$(grep -vc '^#' "$tmp/m3net/fabric.csv")" -eq 200

@@ -506,6 +506,65 @@ static void fabric_samples(void **state)
     free(d1), free(d2);
 }
 
+/* --truth-from: labels come from the old folder, features are made again.
+ * An old folder whose labels were all doubled gives a file equal to the
+ * honest one but for the doubled labels (a run that simulated would give
+ * the honest labels); one made with other settings is refused. */
+static void fabric_truth_from(void **state)
+{
+    (void)state;
+    char *d1 = tu_temp_path(""), *d2 = tu_temp_path(""), *d3 = tu_temp_path("");
+    tl_m3_gen_opts o;
+    tl_m3_gen_opts_default(&o);
+    o.is_fabric = 1, o.only_cc = "dctcp-rate", o.n_threads = 2, o.n_samples = M3_FABRIC_PATHS;
+    uint64_t n_new;
+    assert_int_equal(tl_m3_gen_data(d1, &o, NULL, &n_new, NULL), 0);
+    char p1[512], p2[512], p3[512];
+    snprintf(p1, sizeof p1, "%s/fabric.csv", d1);
+    snprintf(p2, sizeof p2, "%s/fabric.csv", d2);
+    snprintf(p3, sizeof p3, "%s/fabric.csv", d3);
+    size_t len;
+    char *honest = tu_read_file(p1, &len), *b = strdup(honest);
+    assert_int_equal(mkdir(d2, 0777), 0);
+    FILE *f = fopen(p2, "w");
+    char *line = b, *end = strchr(line, '\n');
+    *end = '\0';
+    fprintf(f, "%s\n", line); /* the header */
+    size_t n_labels = 0;
+    for (line = end + 1; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        *end = '\0';
+        m3_fpath r;
+        assert_int_equal(m3_fpath_parse(line, "fabric.csv", 2, &r, NULL), 0);
+        size_t n_fg = 0;
+        for (int k = 0; k < M3_N_OUT; k++)
+            n_fg += r.feat.n_fg[k];
+        for (size_t j = 0; j < n_fg; j++)
+            r.sd[j] *= 2;
+        n_labels += n_fg;
+        m3_fpath_write(f, &r);
+        m3_fpath_fini(&r);
+    }
+    fclose(f);
+    assert_true(n_labels >= M3_FABRIC_PATHS);
+    o.n_threads = 1, o.truth_from = d2;
+    assert_int_equal(tl_m3_gen_data(d3, &o, NULL, &n_new, NULL), 0);
+    assert_int_equal(n_new, M3_FABRIC_PATHS);
+    char *made = tu_read_file(p3, &len), *want = tu_read_file(p2, &len);
+    assert_string_equal(made, want); /* the doubled labels, the same features */
+    assert_true(strcmp(made, honest) != 0);
+    o.only_cc = "hpcc";
+    tl_err err;
+    tl_err_clear(&err);
+    char *d4 = tu_temp_path("");
+    assert_int_equal(tl_m3_gen_data(d4, &o, NULL, &n_new, &err), TL_EINVAL);
+    assert_non_null(strstr(err.msg, "same settings"));
+    free(honest), free(b), free(made), free(want);
+    unlink(p1), unlink(p2), unlink(p3);
+    rmdir(d1), rmdir(d2), rmdir(d3), rmdir(d4);
+    free(d1), free(d2), free(d3), free(d4);
+}
+
 /* Network truth: every label of scenario 0 is the slowdown of one of its
  * flows in pktsim on the whole fabric with the drawn transport (a label
  * from the path's own parking lot would match none). */
@@ -926,6 +985,7 @@ int main(void)
         cmocka_unit_test(forced_pfc),
         cmocka_unit_test(fabric_samples),
         cmocka_unit_test(fabric_net_samples),
+        cmocka_unit_test(fabric_truth_from),
         cmocka_unit_test(fabric_train_drops_collapse),
         cmocka_unit_test(fabric_mixture_scenario),
         cmocka_unit_test(fabric_byte_budget),

@@ -105,6 +105,9 @@ typedef struct tl_m3_gen_opts {
                           * 200,000 flows) instead of at most 2 GB and 60,000 flows */
     int pfc;             /* 0: drawn (half the scenarios lossless, DCQCN always);
                           * 1: every scenario lossless; 2: every one lossy */
+    const char *truth_from; /* fabric samples: a folder made with the same settings (any
+                             * feature schema) whose labels are reused instead of running
+                             * pktsim again; NULL = simulate */
     int n_threads;       /* 0 = all cores */
 } tl_m3_gen_opts;
 void tl_m3_gen_opts_default(tl_m3_gen_opts *o);

@@ -324,9 +324,98 @@ static int path_labels(const m3_pathwl *pw, const m3_sample *cfg, uint64_t seed,
     return 0;
 }
 
+/* An earlier folder whose labels a new one takes instead of running pktsim
+ * again (gen-data --truth-from): its fabric.csv read whole, one line per
+ * path in index order. The labels depend only on the scenario, which the
+ * settings and the seed fix, not on the features, so a folder can be made
+ * again under another feature schema at flowsim's cost. */
+typedef struct truth_src {
+    char *buf, **line, file[4096];
+    size_t n;
+} truth_src;
+
+static void truth_src_fini(truth_src *t)
+{
+    free(t->buf), free(t->line);
+    memset(t, 0, sizeof *t);
+}
+
+/* The header after its schema number: what must agree between the folders. */
+static const char *past_schema(const char *h)
+{
+    const char *p = strstr(h, "schema ");
+    p = p ? strchr(p, ',') : NULL;
+    return p ? p : h;
+}
+
+static int truth_src_load(truth_src *t, const char *dir, const char *header, tl_err *err)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->file, sizeof t->file, "%s/fabric.csv", dir);
+    size_t len = 0;
+    if (!(t->buf = tl_read_file(t->file, &len, err)))
+        return err && err->code ? err->code : TL_EIO;
+    size_t cap = 1;
+    for (size_t i = 0; i < len; i++)
+        cap += t->buf[i] == '\n';
+    if (!(t->line = malloc(cap * sizeof *t->line))) {
+        truth_src_fini(t);
+        return tl_err_nomem(err);
+    }
+    char *p = t->buf, *first = NULL;
+    while (p && *p) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        if (!first)
+            first = p;
+        else
+            t->line[t->n++] = p;
+        p = nl ? nl + 1 : NULL;
+    }
+    if (!first || strcmp(past_schema(first), past_schema(header))) {
+        int rc = tl_err_at(err, TL_EINVAL, t->file, 1, 0, NULL,
+                           "--truth-from needs a folder made with the same settings: expected "
+                           "\"%s\" (any schema), found \"%s\"", header, first ? first : "");
+        truth_src_fini(t);
+        return rc;
+    }
+    return 0;
+}
+
+/* Path fp's labels from line fp->index of t into fp->sd, after checking
+ * that the line describes the same path (index, flows, foreground counts). */
+static int reused_labels(const truth_src *t, m3_fpath *fp, tl_err *err)
+{
+    if (fp->index >= t->n)
+        return tl_err_at(err, TL_EINVAL, t->file, 0, 0, NULL,
+                         "--truth-from: no line for path %llu (the folder has %zu paths)",
+                         (unsigned long long)fp->index, t->n);
+    int lineno = (int)fp->index + 2;
+    char *copy = strdup(t->line[fp->index]);
+    m3_fpath old;
+    int rc = copy ? m3_fpath_parse(copy, t->file, lineno, &old, err) : tl_err_nomem(err);
+    free(copy);
+    if (rc)
+        return rc;
+    int same = old.index == fp->index && old.n_flows == fp->n_flows && old.hops == fp->hops &&
+               !strcmp(old.cc, fp->cc);
+    for (int b = 0; b < M3_N_OUT; b++)
+        same = same && old.feat.n_fg[b] == fp->feat.n_fg[b];
+    if (!same)
+        rc = tl_err_at(err, TL_EINVAL, t->file, lineno, 0, NULL,
+                       "--truth-from: path %llu has other flows there (%zu flows, %s) than "
+                       "drawn now (%zu, %s)", (unsigned long long)fp->index, old.n_flows, old.cc,
+                       fp->n_flows, fp->cc);
+    else
+        fp->sd = old.sd, old.sd = NULL;
+    m3_fpath_fini(&old);
+    return rc;
+}
+
 /* The lines of scenario scen into recs[0 .. per_scen(o)) (*n_made). */
 static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3_synth_opts *o,
-                         m3_fpath *recs, uint32_t *n_made, tl_err *err)
+                         const truth_src *reuse, m3_fpath *recs, uint32_t *n_made, tl_err *err)
 {
     *n_made = 0;
     m3_sample cfg;
@@ -348,11 +437,12 @@ static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3
     }
     uint32_t per = per_scen(o), k = 0;
     uint32_t *sel = malloc(per * sizeof *sel);
-    double *net_sd = o->is_net_truth ? malloc((w.flows.n + 1) * sizeof *net_sd) : NULL;
-    rc = !sel || (o->is_net_truth && !net_sd) ? tl_err_nomem(err) : 0;
+    int is_net = o->is_net_truth && !reuse;
+    double *net_sd = is_net ? malloc((w.flows.n + 1) * sizeof *net_sd) : NULL;
+    rc = !sel || (is_net && !net_sd) ? tl_err_nomem(err) : 0;
     rc = rc ? rc : m3_paths_build(&g, w.routes, &w.flows, err);
     rc = rc ? rc : draw_paths(&g, seed, scen, per, sel, &k, err);
-    if (!rc && o->is_net_truth)
+    if (!rc && is_net)
         rc = net_truth(&w, &cfg, net_sd, err);
     for (uint32_t i = 0; i < k && !rc; i++) {
         m3_fpath *fp = &recs[i];
@@ -363,11 +453,12 @@ static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3
         memset(&pw, 0, sizeof pw);
         rc = m3_paths_workload(&g, w.topo, sel[i], &pw, err);
         rc = rc ? rc : m3_features(&pw, &cfg.p, cfg.cc, &fp->feat, err);
-        rc = rc                ? rc
-             : o->is_net_truth ? net_labels(&g, &w.flows, sel[i], net_sd, fp, err)
-                               : path_labels(&pw, &cfg, seed, fp, err);
         fp->hops = pw.n_links;
         fp->n_flows = pw.n_flows;
+        rc = rc      ? rc
+             : reuse ? reused_labels(reuse, fp, err)
+             : is_net ? net_labels(&g, &w.flows, sel[i], net_sd, fp, err)
+                      : path_labels(&pw, &cfg, seed, fp, err);
         m3_pathwl_fini(&pw);
         *n_made = i + 1;
     }
@@ -450,7 +541,8 @@ uint32_t m3_fabric_per(const char *header)
 }
 
 int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synth_opts *o,
-                  int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err)
+                  const char *truth_from, int n_threads, tl_progress *prog, uint64_t *n_new,
+                  tl_err *err)
 {
     *n_new = 0;
     char path[4096], header[512];
@@ -470,10 +562,16 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
              lim.max_flows, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
              o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "",
              pfc);
+    truth_src reuse, *src = truth_from ? &reuse : NULL;
+    if (src && truth_src_load(src, truth_from, header, err))
+        return err && err->code ? err->code : TL_EINVAL;
     long have = 0;
     FILE *f = m3_samples_open(dir, "fabric.csv", header, per, path, sizeof path, &have, err);
-    if (!f)
+    if (!f) {
+        if (src)
+            truth_src_fini(src);
         return err && err->code ? err->code : TL_EIO;
+    }
     int rc = 0, nt = n_threads > 0 ? n_threads : omp_get_max_threads();
     /* scenarios in parallel blocks, one thread each (their costs vary 10x,
      * so a block holds several per thread), written in order */
@@ -487,7 +585,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
         uint32_t nb = (uint32_t)(n_scen - at < block ? n_scen - at : block);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
         for (uint32_t j = 0; j < nb; j++)
-            rcs[j] = make_scenario(dir, seed, at + j, o, recs + (size_t)j * per, &made[j],
+            rcs[j] = make_scenario(dir, seed, at + j, o, src, recs + (size_t)j * per, &made[j],
                                    &errs[j]);
         for (uint32_t j = 0; j < nb; j++) {
             if (!rc && rcs[j] && err)
@@ -512,5 +610,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     if (fclose(f) != 0 && !rc)
         rc = tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
     free(recs), free(made), free(rcs), free(errs);
+    if (src)
+        truth_src_fini(src);
     return rc;
 }

@@ -336,8 +336,11 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
 /* Scenarios 0..n_scen-1 into dir/fabric.csv, continuing after the complete
  * ones already there (same settings only); the file does not depend on
  * threads or interruptions. */
+/* truth_from: NULL, or a folder made with the same settings (any feature
+ * schema) whose labels are taken instead of running pktsim. */
 int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synth_opts *o,
-                  int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err);
+                  const char *truth_from, int n_threads, tl_progress *prog, uint64_t *n_new,
+                  tl_err *err);
 /* Shared by both trainers: adds cc to a comma-separated list unless there;
  * logs the XGBoost options, trains into *m and logs the time; commits the
  * log (rc == 0) or drops it, returning rc or the commit's error. */

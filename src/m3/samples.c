@@ -275,8 +275,11 @@ int tl_m3_gen_data(const char *dir, const tl_m3_gen_opts *o, tl_progress *prog,
                         o->is_mixture, o->is_local,  o->is_skew, o->is_long, o->pfc};
     if (o->is_fabric) {
         uint64_t per = so.is_net_truth ? M3_FABRIC_PATHS_NET : M3_FABRIC_PATHS;
-        return m3_fabric_gen(dir, o->seed, (o->n_samples + per - 1) / per, &so, o->n_threads,
-                             prog, n_new, err);
+        return m3_fabric_gen(dir, o->seed, (o->n_samples + per - 1) / per, &so, o->truth_from,
+                             o->n_threads, prog, n_new, err);
     }
+    if (o->truth_from)
+        return tl_err_set(err, TL_EINVAL, "--truth-from takes fabric folders (--kind fabric or "
+                          "fabric-net) only");
     return m3_gen_data(dir, o->seed, o->n_samples, &so, o->n_threads, prog, n_new, err);
 }
