@@ -15,7 +15,7 @@ typedef struct m3_args {
     const char *dir, *dirs[MAX_DIRS]; /* dir = dirs[0]; several only for train */
     int n_dirs;
     const char *out, *cc, *kind, *sizes, *traffic, *length, *pfc, *truth_from;
-    uint64_t samples, seed, fg_flows, max_flows, trees, depth, calib_min;
+    uint64_t samples, seed, fg_flows, max_flows, trees, depth, calib_min, calib_folds;
     double eta;
     int n_threads, is_quiet;
 } m3_args;
@@ -109,9 +109,12 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
         } else {
             unsigned long long x = strtoull(v, &end, 10);
             uint64_t hi = !strcmp(name, "threads") ? 1024 : !strcmp(name, "depth") ? 32
+                          : !strcmp(name, "calib-folds") ? 20
                           : !strcmp(name, "seed")  ? UINT64_MAX
                                                    : 100000000;
-            uint64_t lo = !strcmp(name, "threads") || !strcmp(name, "seed") ? 0 : 1;
+            uint64_t lo = !strcmp(name, "threads") || !strcmp(name, "seed") ? 0
+                          : !strcmp(name, "calib-folds")                    ? 2
+                                                                            : 1;
             if (*end || end == v || v[0] == '-' || x < lo || x > hi) {
                 fprintf(stderr, "tailor m3 %s: --%s expects an integer in %llu..%llu, found '%s'\n",
                         sub, name, (unsigned long long)lo, (unsigned long long)hi, v);
@@ -124,6 +127,7 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                             : !strcmp(name, "trees")     ? &a->trees
                             : !strcmp(name, "depth")     ? &a->depth
                             : !strcmp(name, "calib-min") ? &a->calib_min
+                            : !strcmp(name, "calib-folds") ? &a->calib_folds
                                                          : NULL;
             if (dst)
                 *dst = x;
@@ -198,7 +202,7 @@ static int gen_data(int argc, char **argv)
 static int train(int argc, char **argv)
 {
     m3_args a = {0};
-    int rc = parse(argc, argv, "train", "o,trees,depth,eta,seed,threads,calib-min,quiet", &a);
+    int rc = parse(argc, argv, "train", "o,trees,depth,eta,seed,threads,calib-min,calib-folds,quiet", &a);
     if (rc)
         return rc;
     tl_m3_train_opts to;
@@ -211,6 +215,8 @@ static int train(int argc, char **argv)
         to.eta = a.eta;
     if (a.calib_min)
         to.calib_min = (uint32_t)a.calib_min;
+    if (a.calib_folds)
+        to.calib_folds = (uint32_t)a.calib_folds;
     to.seed = a.seed;
     to.n_threads = a.n_threads;
     char model[4096];

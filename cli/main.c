@@ -65,7 +65,8 @@ static const struct {
      "                       [--threads N] [--fg-flows N] [--max-flows N]\n"
      "                       [--cc NAME] [--quiet]\n"
      "tailor m3 train DIR [DIR ...] [-o MODEL] [--trees N] [--depth N] [--eta X]\n"
-     "                    [--seed N] [--threads N] [--calib-min N] [--quiet]\n"
+     "                    [--seed N] [--threads N] [--calib-min N] [--calib-folds K]\n"
+     "                    [--quiet]\n"
      "  gen-data  makes samples 0..N-1 (default 4000) with their flowsim features and\n"
      "            pktsim ground truth (docs/m3.md): --kind parking (default) random 2-, 4-\n"
      "            and 6-hop parking lots into DIR/samples.csv; --kind fabric paths drawn\n"
@@ -93,7 +94,10 @@ static const struct {
      "  --trees, --depth, --eta  XGBoost rounds (400), tree depth (8), learning rate (0.05)\n"
      "  --calib-min N  fabric paths: calibrate only with at least N calibration scenarios\n"
      "            (every twentieth; default 50): with fewer, the shifts would be set by\n"
-     "            whichever few fabrics stormed\n"},
+     "            whichever few fabrics stormed\n"
+     "  --calib-folds K  fabric paths: calibrate instead on the training scenarios, each\n"
+     "            predicted by a model trained the same way on the other K-1 of K folds\n"
+     "            (K+1 trainings in all)\n"},
     {"compare", cmd_compare, "accuracy of a run against a reference run, per size bucket and class",
      "tailor compare REF_DIR EST_DIR [-o OUT_DIR] [--quiet]\n"
      "  REF_DIR, EST_DIR  output folders of `tailor run` (summary.json, and fct.csv for the plot)\n"

@@ -348,6 +348,11 @@ check "... and the shifts are all 0" \
 check "--calib-min 1 calibrates on the one scenario" grep -q "calibration shift (log space) .*(1 calibration scenarios)" "$tmp/m3cal.model.log"
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3cal0.model" --calib-min 0 --quiet 2>"$tmp/err" >/dev/null
 check "--calib-min 0 is refused" grep -q "calib-min expects an integer in 1..100000000, found '0'" "$tmp/err"
+"$bin" m3 train "$tmp/m3fab" -o "$tmp/m3cv.model" --trees 10 --depth 3 --calib-folds 3 --quiet >/dev/null
+check "--calib-folds 3 calibrates out of fold" \
+    grep -q "calibration shift (log space) .*(out of fold, 3 folds of the training scenarios)" "$tmp/m3cv.model.log"
+"$bin" m3 train "$tmp/m3fab" -o "$tmp/m3cv1.model" --calib-folds 1 --quiet 2>"$tmp/err" >/dev/null
+check "--calib-folds 1 is refused" grep -q "calib-folds expects an integer in 2..20, found '1'" "$tmp/err"
 "$bin" m3 train "$tmp/m3fab" "$tmp/m3loc" -o "$tmp/m3two.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train takes two folders" test $? -eq 0
 check "a two-folder training reads both folders' paths" grep -q "^paths 480 " "$tmp/m3two.model.log"

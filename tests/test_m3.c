@@ -801,6 +801,81 @@ static void fabric_skew_scenario(void **state)
     free(mat);
 }
 
+/* Reported coverage (%) at the second quantile column (90%) of bucket 0-1KB
+ * in a training log. */
+static double reported_q90(const char *log)
+{
+    const char *p = strstr(log, "reported flows");
+    assert_non_null(p);
+    p = strstr(p, "  0-1KB");
+    assert_non_null(p);
+    double n, m50, f50, m90, f90;
+    assert_int_equal(sscanf(p, " 0-1KB %lf %lf / %lf %lf / %lf", &n, &m50, &f50, &m90, &f90), 5);
+    return m90;
+}
+
+/* Cross-fitted calibration: labels log-uniform on [1, e] over a reference
+ * of 1 (so the q-quantile of the log ratio is q), a model of two shallow
+ * trees that cannot learn that, and flows of held-out scenarios at or below
+ * its 90% prediction: far from 90% uncalibrated, about 90% with shifts from
+ * out-of-fold residuals (4 folds of the training scenarios). */
+static void fabric_train_calib_folds(void **state)
+{
+    (void)state;
+    char *dir = tu_temp_path(""), path[512], model[512], log_path[600];
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(path, sizeof path, "%s/fabric.csv", dir);
+    snprintf(model, sizeof model, "%s/m.model", dir);
+    snprintf(log_path, sizeof log_path, "%s.log", model);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "# tailor m3 fabric paths: schema %d, seed 1, cc dctcp-rate, paths 4, test\n",
+            M3_FEATURE_SCHEMA);
+    tl_rng r;
+    tl_rng_init(&r, 2, "test", 0);
+    double sd[40];
+    for (uint64_t i = 0; i < 40 * 4; i++) {
+        m3_fpath fp;
+        memset(&fp, 0, sizeof fp);
+        fp.index = i, fp.hops = 4, fp.n_flows = 100;
+        snprintf(fp.cc, sizeof fp.cc, "dctcp-rate");
+        for (int k = 0; k < M3_N_SHARED; k++)
+            fp.feat.shared[k] = (float)tl_rng_uniform(&r);
+        fp.feat.n_fg[0] = 40;
+        for (int q = 0; q < M3_N_Q; q++)
+            fp.feat.ref_q[0][q] = 1;
+        for (int b = 1; b < M3_N_OUT; b++)
+            for (int q = 0; q < M3_N_Q; q++)
+                fp.feat.ref_q[b][q] = NAN;
+        for (int k = 0; k < 40; k++)
+            sd[k] = exp(tl_rng_uniform(&r));
+        fp.sd = sd;
+        m3_fpath_write(f, &fp);
+    }
+    fclose(f);
+    tl_m3_train_opts o;
+    tl_m3_train_opts_default(&o);
+    o.n_trees = 2, o.max_depth = 2, o.n_threads = 1;
+    const char *dirs[1] = {dir};
+    assert_int_equal(tl_m3_train(dirs, 1, model, &o, NULL), 0);
+    char *log = tu_read_file(log_path, NULL);
+    assert_non_null(strstr(log, "no calibration: 2 calibration scenarios"));
+    double raw = reported_q90(log);
+    free(log);
+    o.calib_folds = 4;
+    assert_int_equal(tl_m3_train(dirs, 1, model, &o, NULL), 0);
+    log = tu_read_file(log_path, NULL);
+    assert_non_null(strstr(log, "calibration fold 4 of 4: trained on"));
+    assert_non_null(strstr(log, "(out of fold, 4 folds of the training scenarios)"));
+    double cal = reported_q90(log);
+    free(log);
+    print_message("held-out flows at or below the 90%% prediction: %.1f%% raw, %.1f%% "
+                  "calibrated\n", raw, cal);
+    assert_true(fabs(raw - 90) > 20);
+    assert_true(fabs(cal - 90) < 6);
+    unlink(log_path), unlink(model), unlink(path), rmdir(dir);
+    free(dir);
+}
+
 /* Training on fabric paths leaves out a collapsed scenario (median
  * foreground slowdown above 20 without PFC) and keeps the others, a
  * lossless one with as high a median (PFC pauses, not drops) included. */
@@ -987,6 +1062,7 @@ int main(void)
         cmocka_unit_test(fabric_net_samples),
         cmocka_unit_test(fabric_truth_from),
         cmocka_unit_test(fabric_train_drops_collapse),
+        cmocka_unit_test(fabric_train_calib_folds),
         cmocka_unit_test(fabric_mixture_scenario),
         cmocka_unit_test(fabric_byte_budget),
         cmocka_unit_test(fabric_local_scenario),

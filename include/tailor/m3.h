@@ -123,6 +123,9 @@ typedef struct tl_m3_train_opts {
     uint64_t seed;
     int n_threads;               /* 0 = all cores */
     uint32_t calib_min;          /* fabric data: scenarios needed to calibrate (default 50) */
+    uint32_t calib_folds;        /* fabric data: >= 2: calibrate on out-of-fold residuals of the
+                                  * training scenarios in this many folds (default 0: on the
+                                  * held-out calibration scenarios) */
 } tl_m3_train_opts;
 void tl_m3_train_opts_default(tl_m3_train_opts *o);
 /* Trains on dirs[0..n_dirs)/fabric.csv if the first folder has one (pinball

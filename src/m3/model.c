@@ -158,7 +158,8 @@ void m3_train_opts_default(m3_train_opts *o)
                          .min_child_weight = 5,
                          .n_threads = 0,
                          .seed = 0,
-                         .calib_min = 50};
+                         .calib_min = 50,
+                         .calib_folds = 0};
 }
 
 static int check_frac(double v, const char *name, tl_err *err)

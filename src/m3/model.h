@@ -48,6 +48,8 @@ typedef struct m3_train_opts {
     int n_threads;           /* >= 0; 0 = all cores */
     uint64_t seed;           /* XGBoost takes seed mod 2^63 (default 0) */
     uint32_t calib_min;      /* fabric data: calibration scenarios needed to calibrate (50) */
+    uint32_t calib_folds;    /* fabric data: >= 2 calibrates on the training scenarios' residuals
+                              * out of this many folds instead (0) */
 } m3_train_opts;
 
 void m3_train_opts_default(m3_train_opts *o);

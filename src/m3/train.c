@@ -241,7 +241,8 @@ void tl_m3_train_opts_default(tl_m3_train_opts *o)
 {
     m3_train_opts d;
     m3_train_opts_default(&d);
-    *o = (tl_m3_train_opts){d.n_trees, d.max_depth, d.eta, d.seed, d.n_threads, d.calib_min};
+    *o = (tl_m3_train_opts){d.n_trees,   d.max_depth, d.eta,        d.seed,
+                            d.n_threads, d.calib_min, d.calib_folds};
 }
 
 int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
@@ -250,7 +251,7 @@ int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
     m3_train_opts d;
     m3_train_opts_default(&d);
     d.n_trees = o->n_trees, d.max_depth = o->max_depth, d.eta = o->eta, d.seed = o->seed;
-    d.n_threads = o->n_threads, d.calib_min = o->calib_min;
+    d.n_threads = o->n_threads, d.calib_min = o->calib_min, d.calib_folds = o->calib_folds;
     if (n_dirs < 1)
         return tl_err_set(err, TL_EINVAL, "m3 train: no samples folder");
     char fabric[4096];

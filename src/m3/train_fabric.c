@@ -18,6 +18,7 @@
 #include "m3/model.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
+#include "tailor/time.h"
 
 /* Scenario of a line: its index over the file's paths per scenario. */
 static int is_valid_scenario(uint64_t index, uint32_t per) { return index / per % 10 == 9; }
@@ -272,48 +273,135 @@ static size_t n_calib_scenarios(const m3_fpath *v, size_t n, uint32_t per)
     return k;
 }
 
-/* Per bucket and quantile q, the q-quantile of (label - prediction) over
- * the calibration scenarios' flows (0 where fewer than 20). */
-static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, uint32_t per, int n_threads,
-                     double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+/* Whether scenario index/per is read by a calibration pass: the held-out
+ * calibration split (fold < 0), or cross-fitting fold `fold` of n_folds
+ * among the training scenarios. */
+static int in_pass(uint64_t index, uint32_t per, int fold, uint32_t n_folds)
 {
-    size_t most = 0; /* flows of the calibration scenarios: a bound for every (b, q) */
+    if (fold < 0)
+        return is_calib_scenario(index, per);
+    return !is_valid_scenario(index, per) && index / per % n_folds == (uint64_t)fold;
+}
+
+/* Residuals label - prediction per bucket b and quantile q, in
+ * v[b][q * most[b] ..], cnt[b][q] of them. */
+typedef struct residuals {
+    double *v[M3_N_OUT];
+    size_t most[M3_N_OUT], cnt[M3_N_OUT][M3_N_Q];
+} residuals;
+
+static void residuals_fini(residuals *rs)
+{
+    for (int b = 0; b < M3_N_OUT; b++)
+        free(rs->v[b]);
+    memset(rs, 0, sizeof *rs);
+}
+
+/* Room for the flows of every scenario some pass reads. */
+static int residuals_init(residuals *rs, const m3_fpath *v, size_t n, uint32_t per,
+                          uint32_t n_folds, tl_err *err)
+{
+    memset(rs, 0, sizeof *rs);
     for (size_t i = 0; i < n; i++)
-        for (int b = 0; b < M3_N_OUT && is_calib_scenario(v[i].index, per); b++)
-            most += v[i].feat.n_fg[b];
-    double *res = malloc((M3_N_Q * most + 1) * sizeof *res); /* q's are res[q * most ..] */
-    if (!res)
-        return tl_err_nomem(err);
+        for (int b = 0; b < M3_N_OUT; b++)
+            if (n_folds ? !is_valid_scenario(v[i].index, per) : is_calib_scenario(v[i].index, per))
+                rs->most[b] += v[i].feat.n_fg[b];
+    for (int b = 0; b < M3_N_OUT; b++)
+        if (!(rs->v[b] = malloc((M3_N_Q * rs->most[b] + 1) * sizeof *rs->v[b]))) {
+            residuals_fini(rs);
+            return tl_err_nomem(err);
+        }
+    return 0;
+}
+
+/* Adds model m's residuals on the flows of the scenarios of a pass. */
+static int residuals_add(residuals *rs, const m3_model *m, const m3_fpath *v, size_t n,
+                         uint32_t per, int fold, uint32_t n_folds, int n_threads, tl_err *err)
+{
     float row[M3_N_FEATURES], x[M3_N_Q * M3_N_FEATURES], y[M3_N_Q];
-    int rc = 0;
-    for (int b = 0; b < M3_N_OUT && !rc; b++) {
-        size_t cnt[M3_N_Q] = {0};
-        for (size_t i = 0; i < n && !rc; i++) {
-            const m3_fpath *r = &v[i];
-            if (!is_calib_scenario(r->index, per) || !r->feat.n_fg[b])
+    for (size_t i = 0; i < n; i++) {
+        const m3_fpath *r = &v[i];
+        if (!in_pass(r->index, per, fold, n_folds))
+            continue;
+        const double *sd = r->sd;
+        for (int b = 0; b < M3_N_OUT; sd += r->feat.n_fg[b++]) {
+            if (!r->feat.n_fg[b])
                 continue;
             for (int q = 0; q < M3_N_Q; q++) {
                 m3_feat_row(&r->feat, b, q, row);
                 memcpy(x + q * M3_N_FEATURES, row, sizeof row);
             }
-            if ((rc = m3_model_predict(m, x, M3_N_Q, n_threads, y, err)))
-                break;
-            const double *sd = r->sd;
-            for (int bb = 0; bb < b; bb++)
-                sd += r->feat.n_fg[bb];
+            int rc = m3_model_predict(m, x, M3_N_Q, n_threads, y, err);
+            if (rc)
+                return rc;
             for (uint32_t j = 0; j < r->feat.n_fg[b]; j++)
                 for (int q = 0; q < M3_N_Q; q++)
                     if (usable(r, b, q, sd[j]))
-                        res[q * most + cnt[q]++] =
+                        rs->v[b][q * rs->most[b] + rs->cnt[b][q]++] =
                             m3_label(sd[j], r->feat.ref_q[b][q]) - (double)y[q];
         }
-        for (int q = 0; q < M3_N_Q && !rc; q++) {
-            shift[b][q] = 0;
-            if (cnt[q] >= 20)
-                tl_quantiles(res + q * most, cnt[q], &m3_q[q], &shift[b][q], 1, NULL);
-        }
     }
-    free(res);
+    return 0;
+}
+
+/* Per bucket and quantile q, the q-quantile of the residuals (0 where
+ * fewer than 20). */
+static void residuals_shift(residuals *rs, double shift[M3_N_OUT][M3_N_Q])
+{
+    for (int b = 0; b < M3_N_OUT; b++)
+        for (int q = 0; q < M3_N_Q; q++) {
+            shift[b][q] = 0;
+            if (rs->cnt[b][q] >= 20)
+                tl_quantiles(rs->v[b] + q * rs->most[b], rs->cnt[b][q], &m3_q[q], &shift[b][q],
+                             1, NULL);
+        }
+}
+
+/* Held-out calibration: model m's residuals on the calibration scenarios. */
+static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, uint32_t per, int n_threads,
+                     double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+{
+    residuals rs;
+    int rc = residuals_init(&rs, v, n, per, 0, err);
+    rc = rc ? rc : residuals_add(&rs, m, v, n, per, -1, 0, n_threads, err);
+    if (!rc)
+        residuals_shift(&rs, shift);
+    residuals_fini(&rs);
+    return rc;
+}
+
+/* Cross-fitted calibration (--calib-folds K): the training scenarios fall
+ * into K folds by scenario number; a model trained as m was on the other
+ * folds' rows predicts each fold's flows, and the shifts come from all
+ * these out-of-fold residuals, so they rest on every training scenario
+ * rather than on the twentieth held out for calibration. */
+static int calibrate_folds(FILE *log, const m3_fpath *v, size_t n, uint32_t per,
+                           const m3_train_opts *o, double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+{
+    residuals rs;
+    int rc = residuals_init(&rs, v, n, per, o->calib_folds, err);
+    for (uint32_t k = 0; k < o->calib_folds && !rc; k++) {
+        m3_dataset tr;
+        m3_model *mk = NULL;
+        double t0 = tl_wall_s();
+        rc = m3_dataset_init(&tr, M3_N_FEATURES, err);
+        for (size_t i = 0; i < n && !rc; i++)
+            if (!is_valid_scenario(v[i].index, per) && !in_pass(v[i].index, per, (int)k,
+                                                                 o->calib_folds))
+                rc = add_rows(&tr, &v[i], err);
+        if (!rc && !(mk = m3_model_train(&tr, NULL, o, NULL, err)))
+            rc = err && err->code ? err->code : TL_EINVAL;
+        rc = rc ? rc : residuals_add(&rs, mk, v, n, per, (int)k, o->calib_folds, o->n_threads,
+                                     err);
+        if (!rc)
+            fprintf(log, "calibration fold %u of %u: trained on %zu rows, %.1f s\n", k + 1,
+                    o->calib_folds, tr.n_rows, tl_wall_s() - t0);
+        m3_model_destroy(mk);
+        m3_dataset_fini(&tr);
+    }
+    if (!rc)
+        residuals_shift(&rs, shift);
+    residuals_fini(&rs);
     return rc;
 }
 
@@ -374,12 +462,20 @@ int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
      * fabric stormed (docs/m3.md, "Calibration"). */
     double shift[M3_N_OUT][M3_N_Q] = {{0}};
     size_t n_cal = n_calib_scenarios(v, n, per);
-    if (!rc && n_cal < o->calib_min)
+    int is_folds = o->calib_folds > 1;
+    if (!rc && is_folds)
+        fputc('\n', log);
+    if (!rc && !is_folds && n_cal < o->calib_min)
         fprintf(log, "\nno calibration: %zu calibration scenarios (every twentieth), fewer than "
                 "%u (--calib-min)\n", n_cal, o->calib_min);
-    else if (!rc && !(rc = calibrate(m, v, n, per, o->n_threads, shift, err))) {
-        fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles "
-                "(%zu calibration scenarios):\n", n_cal);
+    else if (!rc && !(rc = is_folds ? calibrate_folds(log, v, n, per, o, shift, err)
+                                    : calibrate(m, v, n, per, o->n_threads, shift, err))) {
+        if (is_folds)
+            fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles "
+                    "(out of fold, %u folds of the training scenarios):\n", o->calib_folds);
+        else
+            fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles "
+                    "(%zu calibration scenarios):\n", n_cal);
         for (int b = 0; b < M3_N_OUT; b++) {
             fprintf(log, "  %-8s", tl_bucket_names[b]);
             for (int q = 0; q < M3_N_Q; q++)
