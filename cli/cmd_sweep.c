@@ -118,7 +118,7 @@ int cmd_sweep(int argc, char **argv)
          * value needs only the features and the model. */
         mo.is_keep_workloads = mo.is_path_pktsim;
         for (int k = 0; k < n_sw; k++) {
-            mo.is_keep_workloads |= tl_m3_knob_changes_features(sw[k].name);
+            mo.is_keep_workloads |= tl_m3_knob_changes_features(sw[k].name, w.sc.cc);
             mo.is_keep_reference |= tl_m3_knob_changes_reference(sw[k].name);
         }
         m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &mo, &err);

@@ -361,6 +361,56 @@ static void reference_queue_saturation(void **state)
     assert_true(probe > 1);
 }
 
+/* The burst queue (TIMELY, DCQCN): two 50 KB flows start together at 10
+ * Gb/s into a 10 Gb/s switch hop, each in one burst (TIMELY's T_low, 50 us,
+ * covers it), so the queue grows at 10 Gb/s for their sending time d, then
+ * drains at 10 Gb/s (no bytes beyond the bursts); a 100 B flow that starts
+ * at 1.5 d finds d/2 of queue, added over its ideal time to the reference
+ * and not to flowsim's own estimate. HPCC has no burst queue, and with a
+ * T_low of 1 us the bursts are too short to leave a queue by then. */
+static double burst_extra(const char *cc, double t_low_ps, double *want)
+{
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    assert_int_equal(tl_params_set(&p, "timely.t_low_ps", t_low_ps, NULL), 0);
+    double mtu = tl_params_get(&p, "nic.mtu_bytes"), hdr = tl_params_get(&p, "nic.header_bytes");
+    double wire = 50000 + ceil(50000 / mtu) * hdr, d_ps = wire * 8 / 10e9 * 1e12;
+    m3_pathwl w;
+    assert_int_equal(m3_pathwl_init(&w, 2, 0, NULL), 0);
+    w.link[0] = w.link[1] = (tl_fs_link){10000000000ull, 1000000};
+    tl_fs_path_flow f[3] = {
+        {.size_bytes = 50000, .start_ps = 0, .first = 0, .last = 1},
+        {.size_bytes = 50000, .start_ps = 0, .first = 1, .last = 1, .src = {10000000000ull, 1000000}},
+        {.size_bytes = 100, .start_ps = (int64_t)llround(1.5 * d_ps), .first = 0, .last = 1}};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(m3_pathwl_add(&w, &f[i], i != 1, 0, 0, NULL), 0);
+    assert_int_equal(m3_pathwl_sort(&w, NULL), 0);
+    m3_feat ft;
+    assert_int_equal(m3_features(&w, &p, cc, &ft, NULL), 0);
+    assert_int_equal(ft.n_ref[0], 1); /* the 100 B flow, the only 0-1 KB flow of link 1 */
+    tl_flowsim *fs = tl_flowsim_create_path(w.link, 2, w.flow, 3, &p, NULL);
+    assert_non_null(fs);
+    assert_int_equal(tl_flowsim_run(fs, NULL, NULL), 0);
+    *want = (d_ps - (double)(w.flow[2].start_ps - llround(d_ps))) /
+            (double)tl_flowsim_results(fs)[2].ideal_ps;
+    tl_flowsim_destroy(fs);
+    double extra = ft.ref_q[0][M3_N_Q - 1] - ft.fs_q[0][M3_N_Q - 1];
+    m3_pathwl_fini(&w);
+    tl_params_fini(&p);
+    return extra;
+}
+
+static void reference_burst_queue(void **state)
+{
+    (void)state;
+    double want, unused;
+    double timely = burst_extra("timely", 50e6, &want);
+    assert_true(want > 1); /* half a 50 KB burst outlasts a 100 B flow's ideal time */
+    assert_true(fabs(timely - want) < 1e-6 * want);
+    assert_true(burst_extra("hpcc", 50e6, &unused) == 0);
+    assert_true(fabs(burst_extra("timely", 1e6, &unused)) < 1e-9);
+}
+
 /* A kept reference re-queued under another Kmin has exactly the reference
  * quantiles that featurizing under that Kmin gives (so a Kmin sweep need not
  * re-run flowsim), they differ from the first Kmin's, and re-queuing under
@@ -1069,6 +1119,7 @@ int main(void)
         cmocka_unit_test(fabric_skew_scenario),
         cmocka_unit_test(reference_queue_term),
         cmocka_unit_test(reference_queue_saturation),
+        cmocka_unit_test(reference_burst_queue),
         cmocka_unit_test(reference_requeue),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),

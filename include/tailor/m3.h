@@ -56,10 +56,11 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err);
  * reads changed (tl_m3_knob_changes_features), their flowsim runs.
  * Valid after run. */
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err);
-/* Whether a change of the knob `name` changes flowsim's input (MTU,
- * headers), so that a repredict re-featurizes and needs the path workloads
- * (is_keep_workloads). */
-int tl_m3_knob_changes_features(const char *name);
+/* Whether a change of the knob `name` under congestion control cc changes
+ * flowsim's input (MTU, headers) or the reference's burst queue (TIMELY's
+ * T_low), so that a repredict re-featurizes and needs the
+ * path workloads (is_keep_workloads). */
+int tl_m3_knob_changes_features(const char *name, const char *cc);
 /* Whether it changes only the reference's queue term (Kmin), so that a
  * repredict re-queues the kept reference (is_keep_reference) without
  * re-running flowsim. */

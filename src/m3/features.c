@@ -86,10 +86,11 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
     x[F_MTU] = (float)mtu;
 }
 
-int m3_knob_changes_features(const char *name)
+int m3_knob_changes_features(const char *name, const char *cc)
 {
-    /* the MTU and headers shape flowsim's ideal times */
-    return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes");
+    /* the MTU and headers shape flowsim's ideal times; tau the burst queue */
+    return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes") ||
+           (!strcmp(cc, "timely") && !strcmp(name, "timely.t_low_ps"));
 }
 
 int m3_knob_changes_reference(const char *name) { return !strcmp(name, KMIN); }
@@ -261,6 +262,87 @@ static int saturated_hops(const m3_pathwl *w, const tl_flow_result *res, uint8_t
     return rc;
 }
 
+double m3_burst_tau_ps(const tl_params *p, const char *cc)
+{
+    /* TIMELY's rate keeps rising while the RTT is below T_low. DCQCN would
+     * wait for a queue of Kmin and a CNP (about 40 us), but its model did
+     * worse with the term (docs/m3.md "Known limits"); DCTCP's window bounds
+     * a burst, HPCC reacts within an RTT. */
+    return strcmp(cc, "timely") ? 0 : tl_params_get(p, "timely.t_low_ps");
+}
+
+typedef struct burst_end {
+    int64_t t;
+    double bps;
+} burst_end;
+
+static int burst_end_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const burst_end *)a)->t, y = ((const burst_end *)b)->t;
+    return (x > y) - (x < y);
+}
+
+/* The burst queue (docs/m3.md "Features"): TIMELY starts a flow at its line
+ * rate and slows it only once its RTT samples tell it to, about tau later
+ * (m3_burst_tau_ps), so flows that arrive together queue at a switch port although
+ * flowsim, which shares links at once, gives them no queue at all. At every
+ * switch hop (links 1 and on), each crossing flow sends its first
+ * min(size, rate x tau) bytes at its own rate (its slowest link) into a
+ * fluid queue; the queue drains at what the rest of the bytes (each flow's
+ * beyond its burst, at the hop's offered load) leave of the hop's rate, at
+ * least a tenth. delay_ps[i] (for every flow: the reference stands for the
+ * foreground, which crosses every hop) sums over the hops the time the
+ * queue met at flow i's start takes to drain at the hop's rate. */
+static int burst_delay(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double tau_ps,
+                       double *delay_ps, tl_err *err)
+{
+    size_t n = w->n_flows;
+    memset(delay_ps, 0, n * sizeof *delay_ps);
+    if (tau_ps <= 0 || n < 2)
+        return 0;
+    double span_ps = (double)(w->flow[n - 1].start_ps - w->flow[0].start_ps);
+    burst_end *ends = malloc(n * sizeof *ends);
+    if (!ends)
+        return tl_err_nomem(err);
+    for (int l = 1; l < w->n_links; l++) {
+        double c_bps = (double)w->link[l].rate_bps, rest_bits = 0;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const tl_fs_path_flow *f = &w->flow[i];
+            if (f->first > l || f->last < l)
+                continue;
+            uint64_t pk = (f->size_bytes + mtu - 1) / mtu;
+            double bits = 8.0 * (double)(f->size_bytes + pk * hdr), r = flow_cap_bps(w, f);
+            double burst = fmin(bits, r * tau_ps * 1e-12);
+            rest_bits += bits - burst;
+            ends[m++] = (burst_end){f->start_ps + (int64_t)llround(burst / r * 1e12), r};
+        }
+        qsort(ends, m, sizeof *ends, burst_end_cmp);
+        double rho = span_ps > 0 ? rest_bits / (span_ps * 1e-12 * c_bps) : 0;
+        double drain_bps = c_bps * fmax(0.1, 1 - rho);
+        double q_bits = 0, in_bps = 0;
+        int64_t now = w->flow[0].start_ps;
+        size_t e = 0;
+        for (size_t i = 0; i < n; i++) {
+            const tl_fs_path_flow *f = &w->flow[i];
+            /* piecewise constant input: advance through the bursts that end first */
+            for (;;) {
+                int64_t t = e < m && ends[e].t <= f->start_ps ? ends[e].t : f->start_ps;
+                q_bits = fmax(0, q_bits + (in_bps - drain_bps) * (double)(t - now) * 1e-12);
+                now = t;
+                if (!(e < m && ends[e].t <= f->start_ps))
+                    break;
+                in_bps -= ends[e++].bps;
+            }
+            delay_ps[i] += q_bits / c_bps * 1e12;
+            if (f->first <= l && f->last >= l)
+                in_bps += flow_cap_bps(w, f);
+        }
+    }
+    free(ends);
+    return 0;
+}
+
 /* A reference flow's slowdown: flowsim's plus q_ps over its ideal time per
  * saturated hop (added hop by hop, so that a kept reference re-queued under
  * the same Kmin gives the same bits). */
@@ -418,7 +500,13 @@ int m3_features_keep(const m3_pathwl *w, const tl_params *p, const char *cc, m3_
         rc = saturated_hops(w, res, hits, err);
     else
         memset(hits, 0, n);
-    rc = rc ? rc : keep_reference(w, bn, n_bn, sd, res, hits, k, err);
+    /* the burst queue joins the reference's slowdowns (buf: the delays);
+     * it does not move with Kmin, which re-queues; a T_low sweep featurizes
+     * again (m3_knob_changes_features) */
+    rc = rc ? rc : burst_delay(w, mtu, hdr, m3_burst_tau_ps(p, cc), buf, err);
+    for (size_t i = 0; i < n && !rc; i++)
+        buf[i] = sd[i] + buf[i] / (double)res[i].ideal_ps;
+    rc = rc ? rc : keep_reference(w, bn, n_bn, buf, res, hits, k, err);
     rc = rc ? rc : m3_feat_requeue(ft, k, q_ps, err);
     for (int b = 0; b < M3_N_OUT && !rc; b++)
         ft->n_ref[b] = k->off[b + 1] - k->off[b];

@@ -313,7 +313,10 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
     return 0;
 }
 
-int tl_m3_knob_changes_features(const char *name) { return m3_knob_changes_features(name); }
+int tl_m3_knob_changes_features(const char *name, const char *cc)
+{
+    return m3_knob_changes_features(name, cc);
+}
 
 int tl_m3_knob_changes_reference(const char *name) { return m3_knob_changes_reference(name); }
 
@@ -324,7 +327,7 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
     int is_refeaturize = 0;
     for (size_t i = 0; i < tl_params_count(); i++) {
         const char *name = tl_params_def(i)->name;
-        if (m3_knob_changes_features(name) && tl_params_get(p, name) != tl_params_get(s->p, name))
+        if (m3_knob_changes_features(name, cc) && tl_params_get(p, name) != tl_params_get(s->p, name))
             is_refeaturize = 1;
     }
     double q_ps = m3_queue_ps(p, cc);

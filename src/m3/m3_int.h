@@ -113,7 +113,7 @@ void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
 
 /* Version of the feature layout below; a model file records the schema it
  * was trained on and is refused by a build with another. */
-#define M3_FEATURE_SCHEMA 4
+#define M3_FEATURE_SCHEMA 5
 /* Features shared by every row of one path. None counts flows: a fabric path
  * carries a handful of foreground flows among thousands of others, a
  * training sample a thousand, so counts would tell them apart. */
@@ -160,11 +160,12 @@ int m3_feat_requeue(m3_feat *ft, const m3_refkeep *k, double q_ps, tl_err *err);
 /* Rewrites only the configuration part of ft.shared (for a sweep over knobs
  * that do not change the rest: !m3_knob_changes_features). */
 void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft);
-/* Knobs that change flowsim's input (MTU, headers): a sweep over one
- * re-runs flowsim; over Kmin, which changes only the reference's queue
- * term, it re-queues a kept reference (m3_refkeep); over any other knob it
- * reuses the features. */
-int m3_knob_changes_features(const char *name);
+/* Knobs that change flowsim's input (MTU, headers) or, under cc, the burst
+ * queue's tau (m3_burst_tau_ps: TIMELY's T_low): a sweep over
+ * one re-runs flowsim; over Kmin under DCTCP, which changes only the
+ * reference's queue term, it re-queues a kept reference (m3_refkeep); over
+ * any other knob it reuses the features. */
+int m3_knob_changes_features(const char *name, const char *cc);
 /* Kmin, the knob the reference's queue term reads. */
 int m3_knob_changes_reference(const char *name);
 /* The reference's queue term: the wait a flow gets at a saturated switch hop
@@ -173,6 +174,10 @@ int m3_knob_changes_reference(const char *name);
  * that hold no standing queue. */
 #define M3_QUEUE_SHARE 0.5
 double m3_queue_ps(const tl_params *p, const char *cc);
+/* How long a flow sends at its line rate before its CC slows it, for the
+ * reference's burst queue (docs/m3.md "Features"): TIMELY its T_low, the
+ * others 0 (no burst queue). */
+double m3_burst_tau_ps(const tl_params *p, const char *cc);
 /* Busiest (which 0), first (1) or last (2) link's offered load. */
 float m3_feat_load(const m3_feat *ft, int which);
 /* Whether the path's network runs PFC (lossless: no drops, no timeouts):
