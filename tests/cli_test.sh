@@ -399,6 +399,16 @@ check "sweep prints one row per value" test "$(grep -c '^  [0-9]' "$tmp/m3w")" -
 check "a sweep of a knob flowsim reads (MTU) runs" test $? -eq 0
 check "the MTU sweep gives two different rows" \
     test "$(grep '^  [0-9]' "$tmp/m3mtu" | cut -c8- | sort -u | wc -l)" -eq 2
+# TIMELY's reference waits behind a burst queue of T_low (schema 5): a T_low
+# sweep must featurize again, so each value equals a run made with it
+sed 's/"dctcp-rate"/"timely"/' "$tmp/m3s.json" >"$tmp/m3t.json"
+"$bin" sweep "$tmp/m3t.json" --paths 50 --quiet --set timely.t_low_ps=25us,100us -o "$tmp/m3tw" >/dev/null
+check "a T_low sweep under TIMELY runs (shipped TIMELY model)" test $? -eq 0
+"$bin" run "$tmp/m3t.json" --engine m3 --paths 50 --set timely.t_low_ps=25us -o "$tmp/m3t25" --quiet >/dev/null
+check "the T_low sweep's 25 us row is the run at 25 us" \
+    test "$(grep '"p99"' "$tmp/m3tw/v0/summary.json")" = "$(grep '"p99"' "$tmp/m3t25/summary.json")"
+check "T_low moves the estimate" \
+    test "$(grep '"p99"' "$tmp/m3tw/v0/summary.json")" != "$(grep '"p99"' "$tmp/m3tw/v1/summary.json")"
 "$bin" sweep "$tmp/m3s.json" --set switch.kmin_bytes_per_gbps=1KB 2>"$tmp/err" >/dev/null
 check "sweep without a list of values exits 2" test $? -eq 2
 "$bin" sweep "$tmp/m3s.json" --model "$tmp/m3.model" --set switch.kmin_bytes_per_gbps=1KB,3XB \
