@@ -851,6 +851,40 @@ static void fabric_skew_scenario(void **state)
     free(mat);
 }
 
+/* A temporary folder (*dir) with path = its fabric.csv, open for writing
+ * with a header of 4 paths per scenario, and model = a model file in it. */
+static FILE *test_fabric_open(char **dir, char *path, char *model)
+{
+    *dir = tu_temp_path("");
+    assert_int_equal(mkdir(*dir, 0777), 0);
+    snprintf(path, 512, "%s/fabric.csv", *dir);
+    snprintf(model, 512, "%s/m.model", *dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "# tailor m3 fabric paths: schema %d, seed 1, cc dctcp-rate, paths 4, test\n",
+            M3_FEATURE_SCHEMA);
+    return f;
+}
+
+/* Synthetic path i of such a folder: random shared features, n_fg 0-1 KB
+ * foreground flows labelled sd (not copied) and a 0-1 KB reference of
+ * 1 + step * q at grid quantile q; the other buckets empty. */
+static void test_fpath(m3_fpath *fp, uint64_t i, tl_rng *r, uint32_t n_fg, double step,
+                       double *sd)
+{
+    memset(fp, 0, sizeof *fp);
+    fp->index = i, fp->hops = 4, fp->n_flows = 100;
+    snprintf(fp->cc, sizeof fp->cc, "dctcp-rate");
+    for (int k = 0; k < M3_N_SHARED; k++)
+        fp->feat.shared[k] = (float)tl_rng_uniform(r);
+    fp->feat.n_fg[0] = n_fg;
+    for (int q = 0; q < M3_N_Q; q++)
+        fp->feat.ref_q[0][q] = 1 + step * q;
+    for (int b = 1; b < M3_N_OUT; b++)
+        for (int q = 0; q < M3_N_Q; q++)
+            fp->feat.ref_q[b][q] = NAN;
+    fp->sd = sd;
+}
+
 /* Reported coverage (%) at the second quantile column (90%) of bucket 0-1KB
  * in a training log. */
 static double reported_q90(const char *log)
@@ -872,33 +906,17 @@ static double reported_q90(const char *log)
 static void fabric_train_calib_folds(void **state)
 {
     (void)state;
-    char *dir = tu_temp_path(""), path[512], model[512], log_path[600];
-    assert_int_equal(mkdir(dir, 0777), 0);
-    snprintf(path, sizeof path, "%s/fabric.csv", dir);
-    snprintf(model, sizeof model, "%s/m.model", dir);
+    char *dir, path[512], model[512], log_path[600];
+    FILE *f = test_fabric_open(&dir, path, model);
     snprintf(log_path, sizeof log_path, "%s.log", model);
-    FILE *f = fopen(path, "w");
-    fprintf(f, "# tailor m3 fabric paths: schema %d, seed 1, cc dctcp-rate, paths 4, test\n",
-            M3_FEATURE_SCHEMA);
     tl_rng r;
     tl_rng_init(&r, 2, "test", 0);
     double sd[40];
     for (uint64_t i = 0; i < 40 * 4; i++) {
         m3_fpath fp;
-        memset(&fp, 0, sizeof fp);
-        fp.index = i, fp.hops = 4, fp.n_flows = 100;
-        snprintf(fp.cc, sizeof fp.cc, "dctcp-rate");
-        for (int k = 0; k < M3_N_SHARED; k++)
-            fp.feat.shared[k] = (float)tl_rng_uniform(&r);
-        fp.feat.n_fg[0] = 40;
-        for (int q = 0; q < M3_N_Q; q++)
-            fp.feat.ref_q[0][q] = 1;
-        for (int b = 1; b < M3_N_OUT; b++)
-            for (int q = 0; q < M3_N_Q; q++)
-                fp.feat.ref_q[b][q] = NAN;
+        test_fpath(&fp, i, &r, 40, 0, sd);
         for (int k = 0; k < 40; k++)
             sd[k] = exp(tl_rng_uniform(&r));
-        fp.sd = sd;
         m3_fpath_write(f, &fp);
     }
     fclose(f);
@@ -932,34 +950,18 @@ static void fabric_train_calib_folds(void **state)
 static void fabric_train_drops_collapse(void **state)
 {
     (void)state;
-    char *dir = tu_temp_path(""), path[512], model[512];
-    assert_int_equal(mkdir(dir, 0777), 0);
-    snprintf(path, sizeof path, "%s/fabric.csv", dir);
-    snprintf(model, sizeof model, "%s/m.model", dir);
-    FILE *f = fopen(path, "w");
-    fprintf(f, "# tailor m3 fabric paths: schema %d, seed 1, cc dctcp-rate, paths 4, test\n",
-            M3_FEATURE_SCHEMA);
+    char *dir, path[512], model[512];
+    FILE *f = test_fabric_open(&dir, path, model);
     tl_rng r;
     tl_rng_init(&r, 1, "test", 0);
     /* 12 scenarios of 4 paths; 3 collapsed, 5 as slow but lossless */
     for (uint64_t i = 0; i < 12 * 4; i++) {
         m3_fpath fp;
-        memset(&fp, 0, sizeof fp);
-        fp.index = i, fp.hops = 4, fp.n_flows = 100;
-        snprintf(fp.cc, sizeof fp.cc, "dctcp-rate");
-        for (int k = 0; k < M3_N_SHARED; k++)
-            fp.feat.shared[k] = (float)tl_rng_uniform(&r);
-        fp.feat.shared[M3_SHARED_PFC] = i / 4 == 5 ? 1.0f : 0.0f;
-        fp.feat.n_fg[0] = 3;
-        for (int q = 0; q < M3_N_Q; q++)
-            fp.feat.ref_q[0][q] = 1 + q;
-        for (int b = 1; b < M3_N_OUT; b++)
-            for (int q = 0; q < M3_N_Q; q++)
-                fp.feat.ref_q[b][q] = NAN;
         double sd[3];
+        test_fpath(&fp, i, &r, 3, 1, sd);
+        fp.feat.shared[M3_SHARED_PFC] = i / 4 == 5 ? 1.0f : 0.0f;
         for (int k = 0; k < 3; k++)
             sd[k] = (i / 4 == 3 || i / 4 == 5 ? 100 : 1) + 3 * tl_rng_uniform(&r);
-        fp.sd = sd;
         m3_fpath_write(f, &fp);
     }
     fclose(f);
