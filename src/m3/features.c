@@ -124,6 +124,13 @@ static void group(const m3_pathwl *w, const uint32_t *idx, size_t m, const doubl
         buf[fill[bucket(w->flow[idx[j]].size_bytes)]++] = sd[idx[j]];
 }
 
+/* A flow's bytes on the wire: its payload plus a header per MTU packet. */
+static double wire_bytes(uint64_t size, uint32_t mtu, uint32_t hdr)
+{
+    uint64_t pk = (size + mtu - 1) / mtu;
+    return (double)(size + pk * hdr);
+}
+
 /* Per-hop load statistics over the path workload's arrival span. */
 static void hop_stats(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double *load)
 {
@@ -133,8 +140,7 @@ static void hop_stats(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double *lo
     double bytes[TL_MAX_HOPS] = {0};
     for (size_t i = 0; i < w->n_flows; i++) {
         const tl_fs_path_flow *f = &w->flow[i];
-        uint64_t pk = (f->size_bytes + mtu - 1) / mtu;
-        double wire = (double)(f->size_bytes + pk * hdr);
+        double wire = wire_bytes(f->size_bytes, mtu, hdr);
         for (int l = f->first; l <= f->last; l++)
             bytes[l] += wire;
     }
@@ -302,8 +308,16 @@ static int burst_delay(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double ta
         return 0;
     double span_ps = (double)(w->flow[n - 1].start_ps - w->flow[0].start_ps);
     burst_end *ends = malloc(n * sizeof *ends);
-    if (!ends)
+    double *rate = malloc(n * sizeof *rate), *burst = malloc(n * sizeof *burst);
+    if (!ends || !rate || !burst) {
+        free(ends), free(rate), free(burst);
         return tl_err_nomem(err);
+    }
+    /* a flow's rate and burst (bits) are the same at every hop it crosses */
+    for (size_t i = 0; i < n; i++) {
+        rate[i] = flow_cap_bps(w, &w->flow[i]);
+        burst[i] = 8 * wire_bytes(w->flow[i].size_bytes, mtu, hdr);
+    }
     for (int l = 1; l < w->n_links; l++) {
         double c_bps = (double)w->link[l].rate_bps, rest_bits = 0;
         size_t m = 0;
@@ -311,11 +325,9 @@ static int burst_delay(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double ta
             const tl_fs_path_flow *f = &w->flow[i];
             if (f->first > l || f->last < l)
                 continue;
-            uint64_t pk = (f->size_bytes + mtu - 1) / mtu;
-            double bits = 8.0 * (double)(f->size_bytes + pk * hdr), r = flow_cap_bps(w, f);
-            double burst = fmin(bits, r * tau_ps * 1e-12);
-            rest_bits += bits - burst;
-            ends[m++] = (burst_end){f->start_ps + (int64_t)llround(burst / r * 1e12), r};
+            double b = fmin(burst[i], rate[i] * tau_ps * 1e-12);
+            rest_bits += burst[i] - b;
+            ends[m++] = (burst_end){f->start_ps + (int64_t)llround(b / rate[i] * 1e12), rate[i]};
         }
         qsort(ends, m, sizeof *ends, burst_end_cmp);
         double rho = span_ps > 0 ? rest_bits / (span_ps * 1e-12 * c_bps) : 0;
@@ -336,10 +348,10 @@ static int burst_delay(const m3_pathwl *w, uint32_t mtu, uint32_t hdr, double ta
             }
             delay_ps[i] += q_bits / c_bps * 1e12;
             if (f->first <= l && f->last >= l)
-                in_bps += flow_cap_bps(w, f);
+                in_bps += rate[i];
         }
     }
-    free(ends);
+    free(ends), free(rate), free(burst);
     return 0;
 }
 
