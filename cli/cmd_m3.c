@@ -17,7 +17,7 @@ typedef struct m3_args {
     const char *out, *cc, *kind, *sizes, *traffic, *length, *pfc, *truth_from;
     uint64_t samples, seed, fg_flows, max_flows, trees, depth, calib_min, calib_folds;
     double eta;
-    int n_threads, is_quiet;
+    int n_threads, is_quiet, is_leaf_refit;
 } m3_args;
 
 /* Whether v is a, b or c (c may be NULL); if not, says what --opt expects. */
@@ -63,8 +63,8 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
             fprintf(stderr, "tailor m3 %s: unknown option '%s' (see 'tailor help m3')\n", sub, s);
             return EXIT_INPUT;
         }
-        if (!strcmp(name, "quiet")) {
-            a->is_quiet = 1;
+        if (!strcmp(name, "quiet") || !strcmp(name, "leaf-refit")) {
+            *(!strcmp(name, "quiet") ? &a->is_quiet : &a->is_leaf_refit) = 1;
             continue;
         }
         if (i + 1 >= argc) {
@@ -202,7 +202,7 @@ static int gen_data(int argc, char **argv)
 static int train(int argc, char **argv)
 {
     m3_args a = {0};
-    int rc = parse(argc, argv, "train", "o,trees,depth,eta,seed,threads,calib-min,calib-folds,quiet", &a);
+    int rc = parse(argc, argv, "train", "o,trees,depth,eta,seed,threads,calib-min,calib-folds,leaf-refit,quiet", &a);
     if (rc)
         return rc;
     tl_m3_train_opts to;
@@ -217,6 +217,7 @@ static int train(int argc, char **argv)
         to.calib_min = (uint32_t)a.calib_min;
     if (a.calib_folds)
         to.calib_folds = (uint32_t)a.calib_folds;
+    to.leaf_refit = a.is_leaf_refit;
     to.seed = a.seed;
     to.n_threads = a.n_threads;
     char model[4096];

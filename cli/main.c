@@ -66,7 +66,7 @@ static const struct {
      "                       [--cc NAME] [--quiet]\n"
      "tailor m3 train DIR [DIR ...] [-o MODEL] [--trees N] [--depth N] [--eta X]\n"
      "                    [--seed N] [--threads N] [--calib-min N] [--calib-folds K]\n"
-     "                    [--quiet]\n"
+     "                    [--leaf-refit] [--quiet]\n"
      "  gen-data  makes samples 0..N-1 (default 4000) with their flowsim features and\n"
      "            pktsim ground truth (docs/m3.md): --kind parking (default) random 2-, 4-\n"
      "            and 6-hop parking lots into DIR/samples.csv; --kind fabric paths drawn\n"
@@ -97,7 +97,10 @@ static const struct {
      "            whichever few fabrics stormed\n"
      "  --calib-folds K  fabric paths: calibrate instead on the training scenarios, each\n"
      "            predicted by a model trained the same way on the other K-1 of K folds\n"
-     "            (K+1 trainings in all)\n"},
+     "            (K+1 trainings in all)\n"
+     "  --leaf-refit  fabric paths: set each tree's leaves to the pinball loss's minimizer\n"
+     "            over their rows instead of XGBoost's Newton step (the upper quantiles\n"
+     "            converge; docs/m3.md)\n"},
     {"compare", cmd_compare, "accuracy of a run against a reference run, per size bucket and class",
      "tailor compare REF_DIR EST_DIR [-o OUT_DIR] [--quiet]\n"
      "  REF_DIR, EST_DIR  output folders of `tailor run` (summary.json, and fct.csv for the plot)\n"

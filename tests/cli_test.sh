@@ -353,6 +353,11 @@ check "--calib-folds 3 calibrates out of fold" \
     grep -q "calibration shift (log space) .*(out of fold, 3 folds of the training scenarios)" "$tmp/m3cv.model.log"
 "$bin" m3 train "$tmp/m3fab" -o "$tmp/m3cv1.model" --calib-folds 1 --quiet 2>"$tmp/err" >/dev/null
 check "--calib-folds 1 is refused" grep -q "calib-folds expects an integer in 2..20, found '1'" "$tmp/err"
+"$bin" m3 train "$tmp/m3fab" -o "$tmp/m3rf.model" --trees 10 --depth 3 --leaf-refit --quiet >/dev/null
+check "--leaf-refit trains and says so in the log" grep -q "seed 0, leaf refit (each tree" "$tmp/m3rf.model.log"
+check "... and in the model's metadata" grep -aq '"leaf_refit": true' "$tmp/m3rf.model"
+check "... and its trees differ from the unrefitted ones" test "$(tail -c 2000 "$tmp/m3rf.model" | md5sum)" != "$(tail -c 2000 "$tmp/m3fab.model" | md5sum)"
+check "a model without it records no leaf_refit" test -z "$(grep -ao leaf_refit "$tmp/m3fab.model")"
 "$bin" m3 train "$tmp/m3fab" "$tmp/m3loc" -o "$tmp/m3two.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train takes two folders" test $? -eq 0
 check "a two-folder training reads both folders' paths" grep -q "^paths 480 " "$tmp/m3two.model.log"

@@ -184,6 +184,81 @@ static void learns_quantiles(void **state)
     m3_dataset_fini(&tr), m3_dataset_fini(&va);
 }
 
+/* Pinball loss of v against labels y[0..n) at quantile q. */
+static double pinball_at(const float *y, int n, double q, double v)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += y[i] > v ? q * (y[i] - v) : (1 - q) * (v - y[i]);
+    return s;
+}
+
+/* Leaf refit: one tree of depth 1 at eta 1 on labels -Exp(1) (x0 = 0) and
+ * 3 + Exp(1) (x0 = 1) at q = 0.99 (the first tree splits on x0 because the
+ * halves' gradients differ in sign) must predict, for each x0, the label
+ * that minimizes the pinball loss over that half (found here by trying
+ * every label), where XGBoost's own unit-hessian step leaves x0 = 1 far
+ * below it; after 40 refitted trees the share of training rows at or below
+ * the prediction is 0.99. */
+static void leaf_refit_fits_the_tail(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    const float q = 0.99f;
+    static float y[2][N / 2];
+    int ny[2] = {0, 0};
+    m3_dataset tr;
+    assert_int_equal(m3_dataset_init(&tr, N_FEATURES, NULL), 0);
+    tl_rng r;
+    tl_rng_init(&r, 11, "m3-model-refit", 0);
+    for (int i = 0; i < N; i++) {
+        int x = i % 2;
+        float row[N_FEATURES] = {(float)x, q, 0};
+        double e = -log(1 - tl_rng_uniform(&r));
+        float lab = (float)(x ? 3 + e : -e);
+        y[x][ny[x]++] = lab;
+        assert_int_equal(m3_dataset_append_q(&tr, row, lab, q, NULL), 0);
+    }
+    m3_train_opts o;
+    m3_train_opts_default(&o);
+    o.n_trees = 1, o.max_depth = 1, o.eta = 1, o.subsample = 1, o.colsample = 1, o.n_threads = 1;
+    m3_model *plain = m3_model_train(&tr, NULL, &o, NULL, NULL);
+    o.leaf_refit = 1;
+    m3_model *m = m3_model_train(&tr, NULL, &o, NULL, NULL);
+    assert_non_null(plain);
+    assert_non_null(m);
+    for (int x = 0; x < 2; x++) {
+        float best = y[x][0], row[N_FEATURES] = {(float)x, q, 0}, p, pp;
+        for (int i = 1; i < ny[x]; i++)
+            if (pinball_at(y[x], ny[x], q, y[x][i]) < pinball_at(y[x], ny[x], q, best))
+                best = y[x][i];
+        assert_int_equal(m3_model_predict(m, row, 1, 1, &p, NULL), 0);
+        assert_int_equal(m3_model_predict(plain, row, 1, 1, &pp, NULL), 0);
+        print_message("x0 %d: refit %.4f, best %.4f, unrefitted %.4f\n", x, p, best, pp);
+        assert_true(fabs(p - best) < 1e-5);
+        if (x)
+            assert_true(pp < best - 1);
+    }
+    m3_model_destroy(plain);
+    m3_model_destroy(m);
+
+    o.n_trees = 40, o.max_depth = 2, o.eta = 0.3, o.subsample = 0.8;
+    m = m3_model_train(&tr, NULL, &o, NULL, NULL);
+    assert_non_null(m);
+    int below = 0;
+    for (int x = 0; x < 2; x++) {
+        float row[N_FEATURES] = {(float)x, q, 0}, p;
+        assert_int_equal(m3_model_predict(m, row, 1, 1, &p, NULL), 0);
+        for (int i = 0; i < ny[x]; i++)
+            below += y[x][i] <= p;
+    }
+    print_message("40 refitted trees: %.4f of rows at or below the 0.99 prediction\n",
+                  (double)below / N);
+    assert_true(below >= 0.985 * N && below <= 0.995 * N);
+    m3_model_destroy(m);
+    m3_dataset_fini(&tr);
+}
+
 static void training_is_deterministic(void **state)
 {
     fixture *fx = *state;
@@ -620,6 +695,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(learns_a_known_function),
         cmocka_unit_test(learns_quantiles),
+        cmocka_unit_test(leaf_refit_fits_the_tail),
         cmocka_unit_test(training_is_deterministic),
         cmocka_unit_test(options_reach_xgboost),
         cmocka_unit_test(save_load_round_trip),

@@ -127,6 +127,8 @@ typedef struct tl_m3_train_opts {
     uint32_t calib_folds;        /* fabric data: >= 2: calibrate on out-of-fold residuals of the
                                   * training scenarios in this many folds (default 0: on the
                                   * held-out calibration scenarios) */
+    int leaf_refit;              /* fabric data: refit each tree's leaves to the pinball loss
+                                  * (default 0; docs/m3.md "Leaf refit") */
 } tl_m3_train_opts;
 void tl_m3_train_opts_default(tl_m3_train_opts *o);
 /* Trains on dirs[0..n_dirs)/fabric.csv if the first folder has one (pinball

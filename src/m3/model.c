@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <xgboost/c_api.h>
 
 #include "tailor/fileio.h"
@@ -159,7 +160,8 @@ void m3_train_opts_default(m3_train_opts *o)
                          .n_threads = 0,
                          .seed = 0,
                          .calib_min = 50,
-                         .calib_folds = 0};
+                         .calib_folds = 0,
+                         .leaf_refit = 0};
 }
 
 static int check_frac(double v, const char *name, tl_err *err)
@@ -233,25 +235,208 @@ static double pinball_loss(const m3_dataset *d, const float *pred)
     return d->n_rows ? s / (double)d->n_rows : 0;
 }
 
+/* The k-th smallest (0-based) of v[0..n-1], which it reorders: Hoare's
+ * selection with the middle element as pivot, O(n) expected. */
+static float select_kth(float *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        float p = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < p)
+                i++;
+            while (v[j] > p)
+                j--;
+            if (i <= j) {
+                float t = v[i];
+                v[i] = v[j], v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* The leaf ids of rows of dm in tree r (node ids, as XGBoost numbers them),
+ * into ids. XGBoost 1.7 predicts leaves only from the first tree on, so the
+ * tree is sliced out into a booster of its own. */
+static int leaf_ids(BoosterHandle b, DMatrixHandle dm, uint32_t r, size_t n, float *ids, tl_err *err)
+{
+    BoosterHandle one = NULL;
+    if (XGBoosterSlice(b, (int)r, (int)r + 1, 1, &one) != 0)
+        return xgb_fail(err, TL_EINVAL, NULL, "m3 train: slicing a tree");
+    const char *cfg = "{\"type\": 6, \"training\": false, \"iteration_begin\": 0, "
+                      "\"iteration_end\": 0, \"strict_shape\": false}";
+    const bst_ulong *shape = NULL;
+    bst_ulong dim = 0;
+    const float *out = NULL;
+    int rc = 0;
+    if (XGBoosterPredictFromDMatrix(one, dm, cfg, &shape, &dim, &out) != 0)
+        rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: leaf ids");
+    size_t total = 1;
+    for (bst_ulong i = 0; !rc && i < dim; i++)
+        total *= shape[i];
+    if (!rc && total != n)
+        rc = tl_err_set(err, TL_EINVAL, "m3 train: %zu leaf ids for %zu rows", total, n);
+    if (!rc)
+        memcpy(ids, out, n * sizeof *ids);
+    XGBoosterFree(one);
+    return rc;
+}
+
+/* Scratch of refit_tree, grown as trees need: rows per node, residuals by node. */
+typedef struct refit_buf {
+    uint32_t *cnt, *start;
+    float *res;
+    double *qsum;
+    size_t n_nodes;
+} refit_buf;
+
+/* Leaf values of one tree refitted to the pinball loss: a leaf's rows
+ * (residuals r_i = label - margin, quantiles q_i) are best served by the
+ * value v that minimizes sum_i rho_{q_i}(r_i - v), whose subgradient after
+ * the k smallest residuals is k - sum_i q_i: v is the ceil(sum q_i)-th
+ * smallest residual. *val (allocated, *n_val entries) holds
+ * eta * v at every leaf's node id, 0 elsewhere. */
+static int refit_tree(const m3_dataset *d, const float *margin, const float *leaf, double eta,
+                      refit_buf *rb, float **val, size_t *n_val, tl_err *err)
+{
+    size_t n = d->n_rows, n_nodes = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((size_t)leaf[i] + 1 > n_nodes)
+            n_nodes = (size_t)leaf[i] + 1;
+    if (n_nodes > rb->n_nodes) {
+        uint32_t *c = realloc(rb->cnt, n_nodes * sizeof *c), *st;
+        if (c)
+            rb->cnt = c;
+        st = c ? realloc(rb->start, (n_nodes + 1) * sizeof *st) : NULL;
+        if (st)
+            rb->start = st;
+        double *qs = st ? realloc(rb->qsum, n_nodes * sizeof *qs) : NULL;
+        if (!qs)
+            return tl_err_nomem(err);
+        rb->qsum = qs;
+        rb->n_nodes = n_nodes;
+    }
+    memset(rb->cnt, 0, n_nodes * sizeof *rb->cnt);
+    memset(rb->qsum, 0, n_nodes * sizeof *rb->qsum);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = (size_t)leaf[i];
+        rb->cnt[l]++;
+        rb->qsum[l] += d->q[i];
+    }
+    rb->start[0] = 0;
+    for (size_t l = 0; l < n_nodes; l++)
+        rb->start[l + 1] = rb->start[l] + rb->cnt[l];
+    memset(rb->cnt, 0, n_nodes * sizeof *rb->cnt);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = (size_t)leaf[i];
+        rb->res[rb->start[l] + rb->cnt[l]++] = d->y[i] - margin[i];
+    }
+    float *v = calloc(n_nodes, sizeof *v);
+    if (!v)
+        return tl_err_nomem(err);
+    for (size_t l = 0; l < n_nodes; l++) {
+        size_t m = rb->cnt[l];
+        if (!m)
+            continue;
+        double k = ceil(rb->qsum[l]);
+        size_t kk = k < 1 ? 0 : (size_t)k - 1;
+        if (kk >= m)
+            kk = m - 1;
+        v[l] = (float)(eta * select_kth(rb->res + rb->start[l], m, kk));
+    }
+    *val = v;
+    *n_val = n_nodes;
+    return 0;
+}
+
+/* Writes the refitted leaf values into the booster: through its JSON model
+ * (XGBoost 1.7's C API has no setter for leaf values), where a leaf's value is
+ * both its split_conditions and base_weights entry. */
+static int set_leaves(BoosterHandle b, float **val, const size_t *n_val, uint32_t n_trees, tl_err *err)
+{
+    bst_ulong len = 0;
+    const char *buf = NULL;
+    if (XGBoosterSaveModelToBuffer(b, "{\"format\": \"json\"}", &len, &buf) != 0)
+        return xgb_fail(err, TL_EINVAL, NULL, "m3 train: saving the trees");
+    json_error_t je;
+    json_t *root = json_loadb(buf, len, 0, &je);
+    if (!root)
+        return tl_err_set(err, TL_EINVAL, "m3 train: reading XGBoost's JSON model: %s", je.text);
+    json_t *trees = json_object_get(json_object_get(json_object_get(json_object_get(root, "learner"),
+                                                                      "gradient_booster"), "model"), "trees");
+    int rc = 0;
+    if (!json_is_array(trees) || json_array_size(trees) != n_trees)
+        rc = tl_err_set(err, TL_EINVAL, "m3 train: XGBoost's JSON model has no %u trees", n_trees);
+    for (uint32_t t = 0; !rc && t < n_trees; t++) {
+        json_t *tr = json_array_get(trees, t);
+        json_t *left = json_object_get(tr, "left_children");
+        json_t *sc = json_object_get(tr, "split_conditions"), *bw = json_object_get(tr, "base_weights");
+        size_t nn = json_array_size(left);
+        for (size_t nid = 0; nid < nn; nid++) {
+            if (json_integer_value(json_array_get(left, nid)) != -1)
+                continue;
+            double v = nid < n_val[t] ? val[t][nid] : 0;
+            if (json_array_set_new(sc, nid, json_real(v)) || json_array_set_new(bw, nid, json_real(v))) {
+                rc = tl_err_set(err, TL_EINVAL, "m3 train: tree %u has no node %zu", t, nid);
+                break;
+            }
+        }
+    }
+    char *out = rc ? NULL : json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    json_decref(root);
+    if (!rc && !out)
+        rc = tl_err_nomem(err);
+    if (!rc && XGBoosterLoadModelFromBuffer(b, out, strlen(out)) != 0)
+        rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: loading the refitted trees");
+    free(out);
+    return rc;
+}
+
 /* Gradient boosting on the pinball (quantile) loss through XGBoost's
  * custom-objective entry: gradient -q where the prediction is below the
  * label and 1 - q where it is above, unit hessian, so a leaf moves its rows
- * toward their target quantile (XGBoost 1.7 has no quantile objective). */
+ * toward their target quantile (XGBoost 1.7 has no quantile objective).
+ * That Newton step moves a leaf of 99.9% rows by eta x (its share above the
+ * prediction - 0.001) a round, so the top quantiles crawl: with leaf_refit
+ * each new tree's leaves are set instead to the pinball loss's own minimizer
+ * over their rows (refit_tree; what scikit-learn's quantile boosting and
+ * XGBoost 2's reg:quantileerror do), the margins are kept here rather than
+ * read from XGBoost's cache (which holds the unrefitted values), and the
+ * values are written into the trees at the end. */
 static int pinball_boost(BoosterHandle b, DMatrixHandle *dmats, const m3_dataset *train,
                          const m3_dataset *valid, const m3_train_opts *o, FILE *log, tl_err *err)
 {
-    size_t n = train->n_rows;
+    int refit = o->leaf_refit;
+    size_t n = train->n_rows, nv = valid ? valid->n_rows : 0, n_lid = n > nv ? n : nv;
     float *grad = malloc(n * sizeof *grad), *hess = malloc(n * sizeof *hess);
-    if (!grad || !hess) {
-        free(grad), free(hess);
+    float *mt = refit ? calloc(n, sizeof *mt) : NULL, *mv = refit ? calloc(nv + 1, sizeof *mv) : NULL;
+    float *lid = refit ? malloc(n_lid * sizeof *lid) : NULL;
+    float **val = refit ? calloc(o->n_trees, sizeof *val) : NULL;
+    size_t *n_val = refit ? calloc(o->n_trees, sizeof *n_val) : NULL;
+    refit_buf rb = {0};
+    rb.res = refit ? malloc(n * sizeof *rb.res) : NULL;
+    if (!grad || !hess || (refit && (!mt || !mv || !lid || !val || !n_val || !rb.res))) {
+        free(grad), free(hess), free(mt), free(mv), free(lid), free(val), free(n_val), free(rb.res);
         return tl_err_nomem(err);
     }
     int rc = 0;
     for (uint32_t r = 0; r < o->n_trees && !rc; r++) {
         bst_ulong len = 0;
-        const float *pred = NULL;
+        const float *pred = mt;
         /* output margin, training mode: XGBoost's prediction cache makes this incremental */
-        if (XGBoosterPredict(b, dmats[0], 1, 0, 1, &len, &pred) != 0 || len != n) {
+        if (!refit && (XGBoosterPredict(b, dmats[0], 1, 0, 1, &len, &pred) != 0 || len != n)) {
             rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: predicting");
             break;
         }
@@ -263,16 +448,30 @@ static int pinball_boost(BoosterHandle b, DMatrixHandle *dmats, const m3_dataset
             rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train");
             break;
         }
+        if (refit) {
+            if ((rc = leaf_ids(b, dmats[0], r, n, lid, err)) ||
+                (rc = refit_tree(train, mt, lid, o->eta, &rb, &val[r], &n_val[r], err)))
+                break;
+            for (size_t i = 0; i < n; i++)
+                mt[i] += val[r][(size_t)lid[i]];
+            if (valid) {
+                if ((rc = leaf_ids(b, dmats[1], r, nv, lid, err)))
+                    break;
+                for (size_t i = 0; i < nv; i++)
+                    mv[i] += (size_t)lid[i] < n_val[r] ? val[r][(size_t)lid[i]] : 0;
+            }
+        }
         uint32_t n_done = r + 1;
         if (log && (n_done % LOG_EVERY == 0 || n_done == o->n_trees)) {
             /* each prediction is read before the next call reuses XGBoost's buffer */
-            if (XGBoosterPredict(b, dmats[0], 1, 0, 1, &len, &pred) != 0) {
+            if (!refit && XGBoosterPredict(b, dmats[0], 1, 0, 1, &len, &pred) != 0) {
                 rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: evaluating");
                 break;
             }
             fprintf(log, "[%u]\ttrain-pinball:%.6f", n_done, pinball_loss(train, pred));
             if (valid) {
-                if (XGBoosterPredict(b, dmats[1], 1, 0, 0, &len, &pred) != 0) {
+                pred = mv;
+                if (!refit && XGBoosterPredict(b, dmats[1], 1, 0, 0, &len, &pred) != 0) {
                     rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: evaluating");
                     break;
                 }
@@ -282,7 +481,12 @@ static int pinball_boost(BoosterHandle b, DMatrixHandle *dmats, const m3_dataset
             fflush(log);
         }
     }
-    free(grad), free(hess);
+    if (!rc && refit)
+        rc = set_leaves(b, val, n_val, o->n_trees, err);
+    for (uint32_t r = 0; refit && r < o->n_trees; r++)
+        free(val[r]);
+    free(grad), free(hess), free(mt), free(mv), free(lid), free(val), free(n_val);
+    free(rb.res), free(rb.cnt), free(rb.start), free(rb.qsum);
     return rc;
 }
 

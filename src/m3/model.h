@@ -50,6 +50,8 @@ typedef struct m3_train_opts {
     uint32_t calib_min;      /* fabric data: calibration scenarios needed to calibrate (50) */
     uint32_t calib_folds;    /* fabric data: >= 2 calibrates on the training scenarios' residuals
                               * out of this many folds instead (0) */
+    int leaf_refit;          /* pinball loss: set each tree's leaves to the loss's minimizer
+                              * over their rows instead of XGBoost's Newton step (0) */
 } m3_train_opts;
 
 void m3_train_opts_default(m3_train_opts *o);

@@ -163,8 +163,9 @@ int m3_fit_logged(FILE *log, const m3_dataset *tr, const m3_dataset *va, const m
                   m3_model **m, tl_err *err)
 {
     fprintf(log, "xgboost: %u trees, depth %u, eta %g, subsample %g, colsample %g, "
-            "min_child_weight %g, seed %llu\n\n", o->n_trees, o->max_depth, o->eta,
-            o->subsample, o->colsample, o->min_child_weight, (unsigned long long)o->seed);
+            "min_child_weight %g, seed %llu%s\n\n", o->n_trees, o->max_depth, o->eta,
+            o->subsample, o->colsample, o->min_child_weight, (unsigned long long)o->seed,
+            o->leaf_refit ? ", leaf refit (each tree's leaves minimize the pinball loss)" : "");
     double t0 = tl_wall_s();
     if (!(*m = m3_model_train(tr, va, o, log, err)))
         return err && err->code ? err->code : TL_EINVAL;
@@ -242,7 +243,7 @@ void tl_m3_train_opts_default(tl_m3_train_opts *o)
     m3_train_opts d;
     m3_train_opts_default(&d);
     *o = (tl_m3_train_opts){d.n_trees,   d.max_depth, d.eta,        d.seed,
-                            d.n_threads, d.calib_min, d.calib_folds};
+                            d.n_threads, d.calib_min, d.calib_folds, d.leaf_refit};
 }
 
 int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
@@ -252,6 +253,7 @@ int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
     m3_train_opts_default(&d);
     d.n_trees = o->n_trees, d.max_depth = o->max_depth, d.eta = o->eta, d.seed = o->seed;
     d.n_threads = o->n_threads, d.calib_min = o->calib_min, d.calib_folds = o->calib_folds;
+    d.leaf_refit = o->leaf_refit;
     if (n_dirs < 1)
         return tl_err_set(err, TL_EINVAL, "m3 train: no samples folder");
     char fabric[4096];

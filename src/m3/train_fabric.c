@@ -492,9 +492,10 @@ int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
                          b || q ? ", " : "", shift[b][q]);
         snprintf(meta, sizeof meta,
                  "{\"paths\": %zu, \"train_rows\": %zu, \"valid_rows\": %zu, \"trees\": %u, "
-                 "\"depth\": %u, \"eta\": %g, \"loss\": \"pinball\", \"ccs\": \"%s\", "
+                 "\"depth\": %u, \"eta\": %g, \"loss\": \"pinball\",%s \"ccs\": \"%s\", "
                  "\"shift\": [%s], \"data\": \"%s\"}",
-                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta, ccs, sh, header);
+                 n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta,
+                 o->leaf_refit ? " \"leaf_refit\": true," : "", ccs, sh, header);
         rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
     }
     rc = m3_log_finish(&af, log, rc, err);
