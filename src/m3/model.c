@@ -267,31 +267,25 @@ static float select_kth(float *v, size_t n, size_t k)
     return v[k];
 }
 
-/* The leaf ids of rows of dm in tree r (node ids, as XGBoost numbers them),
- * into ids. XGBoost 1.7 predicts leaves only from the first tree on, so the
- * tree is sliced out into a booster of its own. */
-static int leaf_ids(BoosterHandle b, DMatrixHandle dm, uint32_t r, size_t n, float *ids, tl_err *err)
+/* The leaf ids (node ids, as XGBoost numbers them) of dm's n rows in the
+ * one-tree booster one, into ids. XGBoost 1.7 predicts leaves only from the
+ * first tree on, so the caller slices the tree out into a booster of its own. */
+static int leaf_ids(BoosterHandle one, DMatrixHandle dm, size_t n, float *ids, tl_err *err)
 {
-    BoosterHandle one = NULL;
-    if (XGBoosterSlice(b, (int)r, (int)r + 1, 1, &one) != 0)
-        return xgb_fail(err, TL_EINVAL, NULL, "m3 train: slicing a tree");
     const char *cfg = "{\"type\": 6, \"training\": false, \"iteration_begin\": 0, "
                       "\"iteration_end\": 0, \"strict_shape\": false}";
     const bst_ulong *shape = NULL;
     bst_ulong dim = 0;
     const float *out = NULL;
-    int rc = 0;
     if (XGBoosterPredictFromDMatrix(one, dm, cfg, &shape, &dim, &out) != 0)
-        rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: leaf ids");
+        return xgb_fail(err, TL_EINVAL, NULL, "m3 train: leaf ids");
     size_t total = 1;
-    for (bst_ulong i = 0; !rc && i < dim; i++)
+    for (bst_ulong i = 0; i < dim; i++)
         total *= shape[i];
-    if (!rc && total != n)
-        rc = tl_err_set(err, TL_EINVAL, "m3 train: %zu leaf ids for %zu rows", total, n);
-    if (!rc)
-        memcpy(ids, out, n * sizeof *ids);
-    XGBoosterFree(one);
-    return rc;
+    if (total != n)
+        return tl_err_set(err, TL_EINVAL, "m3 train: %zu leaf ids for %zu rows", total, n);
+    memcpy(ids, out, n * sizeof *ids);
+    return 0;
 }
 
 /* Scratch of refit_tree, grown as trees need: rows per node, residuals by node. */
@@ -449,17 +443,21 @@ static int pinball_boost(BoosterHandle b, DMatrixHandle *dmats, const m3_dataset
             break;
         }
         if (refit) {
-            if ((rc = leaf_ids(b, dmats[0], r, n, lid, err)) ||
-                (rc = refit_tree(train, mt, lid, o->eta, &rb, &val[r], &n_val[r], err)))
+            BoosterHandle one = NULL;
+            if (XGBoosterSlice(b, (int)r, (int)r + 1, 1, &one) != 0) {
+                rc = xgb_fail(err, TL_EINVAL, NULL, "m3 train: slicing a tree");
                 break;
-            for (size_t i = 0; i < n; i++)
-                mt[i] += val[r][(size_t)lid[i]];
-            if (valid) {
-                if ((rc = leaf_ids(b, dmats[1], r, nv, lid, err)))
-                    break;
-                for (size_t i = 0; i < nv; i++)
-                    mv[i] += (size_t)lid[i] < n_val[r] ? val[r][(size_t)lid[i]] : 0;
             }
+            rc = leaf_ids(one, dmats[0], n, lid, err);
+            rc = rc ? rc : refit_tree(train, mt, lid, o->eta, &rb, &val[r], &n_val[r], err);
+            for (size_t i = 0; !rc && i < n; i++)
+                mt[i] += val[r][(size_t)lid[i]];
+            rc = rc || !valid ? rc : leaf_ids(one, dmats[1], nv, lid, err);
+            for (size_t i = 0; !rc && valid && i < nv; i++)
+                mv[i] += (size_t)lid[i] < n_val[r] ? val[r][(size_t)lid[i]] : 0;
+            XGBoosterFree(one);
+            if (rc)
+                break;
         }
         uint32_t n_done = r + 1;
         if (log && (n_done % LOG_EVERY == 0 || n_done == o->n_trees)) {
