@@ -82,7 +82,7 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                 return EXIT_INPUT;
             a->kind = v;
         } else if (!strcmp(name, "sizes")) {
-            if (!one_of(sub, name, v, "table2", "mixture", NULL))
+            if (!one_of(sub, name, v, "table2", "mixture", "mixture3"))
                 return EXIT_INPUT;
             a->sizes = v;
         } else if (!strcmp(name, "traffic")) {
@@ -175,17 +175,18 @@ static int gen_data(int argc, char **argv)
     uint64_t n_new = 0;
     so.n_samples = a.samples, so.seed = a.seed, so.n_threads = a.n_threads;
     so.is_fabric = !a.kind || !strcmp(a.kind, "parking") ? 0 : !strcmp(a.kind, "fabric") ? 1 : 2;
-    so.is_mixture = a.sizes && !strcmp(a.sizes, "mixture");
+    so.is_mixture = !a.sizes || !strcmp(a.sizes, "table2") ? 0 : !strcmp(a.sizes, "mixture") ? 1 : 2;
     so.is_local = a.traffic && !strcmp(a.traffic, "local");
     so.is_skew = a.traffic && !strcmp(a.traffic, "skew");
     so.is_long = a.length && !strcmp(a.length, "long");
     so.pfc = !a.pfc || !strcmp(a.pfc, "drawn") ? 0 : !strcmp(a.pfc, "on") ? 1 : 2;
     so.truth_from = a.truth_from;
     if ((so.is_mixture || so.is_local || so.is_skew || so.is_long) && !so.is_fabric) {
-        fprintf(stderr, "tailor m3 gen-data: --%s needs --kind fabric or fabric-net\n",
-                so.is_mixture ? "sizes mixture" : so.is_local ? "traffic local"
+        fprintf(stderr, "tailor m3 gen-data: --%s%s needs --kind fabric or fabric-net\n",
+                so.is_mixture ? "sizes " : so.is_local ? "traffic local"
                 : so.is_skew  ? "traffic skew"
-                              : "length long");
+                              : "length long",
+                so.is_mixture ? a.sizes : "");
         return EXIT_INPUT;
     }
     rc = tl_m3_gen_data(a.dir, &so, prog, &n_new, &err);

@@ -310,6 +310,14 @@ check "mixture samples say so" grep -q "sizes mixture" "$tmp/m3mix/fabric.csv"
 check "mixture samples leave no size-law file behind" test "$(ls -A "$tmp/m3mix")" = fabric.csv
 "$bin" m3 gen-data "$tmp/m3mix2" --sizes mixture --samples 4 --quiet 2>"$tmp/err" >/dev/null
 check "--sizes mixture without a fabric kind is refused" test $? -eq 2
+"$bin" m3 gen-data "$tmp/m3mix3" --kind fabric --sizes mixture3 --samples 40 --cc dctcp-rate --quiet >/dev/null
+check "three-part mixture samples say so" grep -q "sizes mixture3$" "$tmp/m3mix3/fabric.csv"
+check "three-part and two-part mixtures draw different flows" \
+    test "$(sed -n 2p "$tmp/m3mix/fabric.csv")" != "$(sed -n 2p "$tmp/m3mix3/fabric.csv")"
+"$bin" m3 gen-data "$tmp/m3mix3" --kind fabric --sizes mixture --samples 80 --cc dctcp-rate --quiet 2>"$tmp/err" >/dev/null
+check "a three-part folder is not extended with two-part samples" test $? -eq 2
+"$bin" m3 gen-data "$tmp/m3mix2" --sizes mixture3 --samples 4 --quiet 2>"$tmp/err" >/dev/null
+check "--sizes mixture3 without a fabric kind is refused, by name" grep -q "sizes mixture3 needs" "$tmp/err"
 "$bin" m3 gen-data "$tmp/m3loc" --kind fabric --traffic local --samples 80 --cc dctcp-rate --quiet >/dev/null
 check "m3 gen-data --traffic local writes two scenarios" test "$(grep -vc '^#' "$tmp/m3loc/fabric.csv")" -eq 80
 check "rack-local samples say so" grep -q "traffic local" "$tmp/m3loc/fabric.csv"

@@ -757,6 +757,62 @@ static void fabric_mixture_scenario(void **state)
     free(cdf);
 }
 
+/* The share of a tabulated size law (a CDF file of "size percent" lines)
+ * in [lo, hi) bytes. */
+static double cdf_share(const char *path, double lo, double hi)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[256];
+    double x, pct, at_lo = 0, at_hi = 0;
+    while (fgets(line, sizeof line, f))
+        if (line[0] != '#' && sscanf(line, "%lf %lf", &x, &pct) == 2) {
+            at_lo = x < lo ? pct : at_lo;
+            at_hi = x < hi ? pct : at_hi;
+        }
+    fclose(f);
+    return (at_hi - at_lo) / 100;
+}
+
+/* Three-part laws put flows in 10-50 KB, which two-part laws leave nearly
+ * empty in most scenarios (docs/m3.md "Fabric samples"); the scenario's
+ * other draws (transport, load, burstiness) are the same either way. */
+static void fabric_mixture3_scenario(void **state)
+{
+    (void)state;
+    char *cdf = tu_temp_path(".cdf");
+    m3_synth_opts so;
+    m3_synth_opts_default(&so);
+    so.only_cc = "timely";
+    enum { N = 41 };
+    double mid[2][N];
+    for (int parts = 0; parts < 2; parts++)
+        for (int scen = 0; scen < N; scen++) {
+            m3_sample cfg, cfg2;
+            char json[8192];
+            so.is_mixture = 1 + parts;
+            assert_int_equal(
+                m3_fabric_scenario(1, scen, &so, cdf, NULL, &cfg, json, sizeof json, NULL), 0);
+            assert_string_equal(cfg.size_kind, parts ? "mixture3" : "mixture");
+            mid[parts][scen] = cdf_share(cdf, 10e3, 50e3);
+            so.is_mixture = 2 - parts;
+            assert_int_equal(
+                m3_fabric_scenario(1, scen, &so, cdf, NULL, &cfg2, json, sizeof json, NULL), 0);
+            assert_true(cfg.target_load == cfg2.target_load && cfg.sigma == cfg2.sigma);
+            assert_true(tl_params_get(&cfg.p, "timely.t_low_ps") ==
+                        tl_params_get(&cfg2.p, "timely.t_low_ps"));
+            tl_params_fini(&cfg.p);
+            tl_params_fini(&cfg2.p);
+        }
+    qsort(mid[0], N, sizeof(double), tl_cmp_double);
+    qsort(mid[1], N, sizeof(double), tl_cmp_double);
+    assert_true(mid[0][N / 2] < 0.05); /* two-part: the median law holds little there */
+    assert_true(mid[1][N / 2] > 0.07); /* three-part: WebServer has 9%, Hadoop 11% */
+    assert_true(mid[1][N / 4] > 2 * mid[0][N / 4] + 0.01);
+    unlink(cdf);
+    free(cdf);
+}
+
 /* With rack-local traffic, about half the scenarios name a rack matrix whose
  * workload keeps the drawn share of flows inside racks; the others stay
  * uniform and write no matrix; without the option no scenario is local. */
@@ -1116,6 +1172,7 @@ int main(void)
         cmocka_unit_test(fabric_train_drops_collapse),
         cmocka_unit_test(fabric_train_calib_folds),
         cmocka_unit_test(fabric_mixture_scenario),
+        cmocka_unit_test(fabric_mixture3_scenario),
         cmocka_unit_test(fabric_byte_budget),
         cmocka_unit_test(fabric_local_scenario),
         cmocka_unit_test(fabric_skew_scenario),

@@ -99,7 +99,8 @@ typedef struct tl_m3_gen_opts {
                           * pktsim on each path; 2: the same, 200 paths a scenario,
                           * labelled by pktsim on the whole fabric; 0: parking lots
                           * (docs/m3.md "Fabric samples") */
-    int is_mixture;      /* fabric samples: two-part size laws instead of Table 2's */
+    int is_mixture;      /* fabric samples: 1: two-part size laws, 2: three-part ones
+                          * (a 5-50 KB middle part too), instead of Table 2's */
     int is_local;        /* fabric samples: rack-local traffic in half the scenarios */
     int is_skew;         /* fabric samples: skewed rack matrices in every scenario */
     int is_long;         /* fabric samples: 1-16 GB of flows a scenario (log-uniform, at most
