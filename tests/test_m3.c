@@ -775,8 +775,8 @@ static double cdf_share(const char *path, double lo, double hi)
 }
 
 /* Three-part laws put flows in 10-50 KB, which two-part laws leave nearly
- * empty in most scenarios (docs/m3.md "Fabric samples"); the scenario's
- * other draws (transport, load, burstiness) are the same either way. */
+ * empty in most scenarios (docs/m3.md "Fabric samples"); the draws made
+ * before the law (transport, load, burstiness) are the same either way. */
 static void fabric_mixture3_scenario(void **state)
 {
     (void)state;
