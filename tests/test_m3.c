@@ -15,6 +15,7 @@
 #include "tailor/m3.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
+#include "tailor/sizedist.h"
 #include "tailor/rng.h"
 #include "tailor/world.h"
 #include "testutil.h"
@@ -757,21 +758,19 @@ static void fabric_mixture_scenario(void **state)
     free(cdf);
 }
 
-/* The share of a tabulated size law (a CDF file of "size percent" lines)
- * in [lo, hi) bytes. */
+/* The share of a tabulated size law (a CDF file, loaded as any workload
+ * loads it) in [lo, hi) bytes, read at its points. */
 static double cdf_share(const char *path, double lo, double hi)
 {
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[256];
-    double x, pct, at_lo = 0, at_hi = 0;
-    while (fgets(line, sizeof line, f))
-        if (line[0] != '#' && sscanf(line, "%lf %lf", &x, &pct) == 2) {
-            at_lo = x < lo ? pct : at_lo;
-            at_hi = x < hi ? pct : at_hi;
-        }
-    fclose(f);
-    return (at_hi - at_lo) / 100;
+    tl_sizedist d;
+    assert_int_equal(tl_sizedist_load(&d, path, NULL), 0);
+    double at_lo = 0, at_hi = 0;
+    for (size_t i = 0; i < d.n_pts; i++) {
+        at_lo = d.x_bytes[i] < lo ? d.p_frac[i] : at_lo;
+        at_hi = d.x_bytes[i] < hi ? d.p_frac[i] : at_hi;
+    }
+    tl_sizedist_fini(&d);
+    return at_hi - at_lo;
 }
 
 /* Three-part laws put flows in 10-50 KB, which two-part laws leave nearly
