@@ -71,6 +71,15 @@ t03 4 C webserver     2 0.67 timely
 h01 2 B webserver     2 0.45 hpcc
 h02 4 C webserver     2 0.67 hpcc
 h03 1 C hadoop        1 0.38 hpcc
+d04 1 C cachefollower 2 0.35 dcqcn
+d05 2 A webserver     1 0.62 dcqcn
+d06 4 B hadoop        2 0.50 dcqcn
+t04 1 C cachefollower 2 0.35 timely
+t05 2 A webserver     1 0.62 timely
+t06 4 B hadoop        2 0.50 timely
+h04 2 A cachefollower 1 0.55 hpcc
+h05 1 B webserver     1 0.72 hpcc
+h06 4 A hadoop        2 0.30 hpcc
 "
 
 now() { date +%s.%N; }
