@@ -152,8 +152,16 @@ for cc in ("dctcp-rate", "dcqcn", "hpcc", "timely"):
     dist([r for r in rows if r["cc"] == cc], cc)
 dist([r for r in rows if r["cc"] != "dctcp-rate"], "other CCs")
 print("per size bucket, dctcp-rate scenarios:")
-for col in ("err_0_1k", "err_1_10k", "err_10_50k", "err_50k"):
+buckets = ("err_0_1k", "err_1_10k", "err_10_50k", "err_50k")
+for col in buckets:
     dist([r for r in rows if r["cc"] == "dctcp-rate"], "  " + col[4:], col)
+# The other CCs have six scenarios each: pool their four bucket p99s, the
+# "per bucket" figures of docs/accuracy.md.
+print("per size bucket, the four buckets pooled:")
+for cc in ("dcqcn", "hpcc", "timely"):
+    e = [abs(float(r[c])) for r in rows if r["cc"] == cc for c in buckets if not math.isnan(float(r[c]))]
+    if e:
+        print("  %-20s n=%2d  mean |err| %5.1f%%  max %5.1f%%" % (cc, len(e), 100 * sum(e) / len(e), 100 * max(e)))
 tp = sum(float(r["pktsim_s"]) for r in rows)
 te = sum(float(r["est_s"]) for r in rows)
 print("wall time: pktsim %.0f s, %s %.0f s (%.2fx)" % (tp, sys.argv[2], te, te / tp if tp else 0))
