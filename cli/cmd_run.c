@@ -215,7 +215,7 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
         tl_m3_get_stats(m, &st);
         printf("m3%s: %zu flows on %llu paths; %u distinct of %u drawn paths, %.0f flows per path "
                "workload (max %llu), %.1f foreground; decompose %.2f s, flowsim features %.2f s, "
-               "model %.3f s (%.3f ms per path), aggregation %.3f s\n",
+               "model %.3f s (%.3f ms per path), aggregation %.3f s%s%s\n",
                mo.is_path_pktsim ? " (pktsim on each path)"
                : mo.is_no_model  ? " (flowsim only, no model)"
                                  : "",
@@ -225,7 +225,8 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
                st.n_paths_unique ? (double)st.n_path_fg / st.n_paths_unique : 0, st.decompose_s,
                st.features_s,
                st.predict_s, st.n_paths_unique ? st.predict_s * 1e3 / st.n_paths_unique : 0,
-               st.aggregate_s);
+               st.aggregate_s, st.model_path ? "; model " : "",
+               st.model_path ? st.model_path : "");
         print_buckets(&sum, outdir, "summary.json, paths.csv");
     }
     tl_summary_fini(&sum);

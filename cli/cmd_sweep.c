@@ -155,7 +155,11 @@ int cmd_sweep(int argc, char **argv)
         n_done++;
     }
     if (!rc) {
-        printf("p99 FCT slowdown per size bucket (%s):\n  %-24s", engine, "value");
+        tl_m3_stats st = {0};
+        if (m)
+            tl_m3_get_stats(m, &st);
+        printf("p99 FCT slowdown per size bucket (%s%s%s):\n  %-24s", engine,
+               st.model_path ? ", model " : "", st.model_path ? st.model_path : "", "value");
         for (int b = 0; b < TL_N_BUCKETS; b++)
             printf(" %9s", tl_bucket_names[b]);
         printf("\n");

@@ -385,11 +385,17 @@ check "m3 says which CCs the model knows" grep -q "trained on hpcc samples only"
 mkdir -p "$tmp/data/models"
 cp "$tmp/m3h.model" "$tmp/data/models/m3-hpcc.model"
 TAILOR_DATA="$tmp/data" "$bin" run "$tmp/m3s.json" --engine m3 --cc hpcc --paths 50 -o "$tmp/m3hh" \
-    --quiet >/dev/null 2>"$tmp/err"
+    >"$tmp/m3hh.out" 2>"$tmp/err"
 check "m3 picks the scenario's CC model" test $? -eq 0
+check "and the run names the model file it read" grep -q "; model $tmp/data/models/m3-hpcc.model\$" "$tmp/m3hh.out"
 TAILOR_DATA="$tmp/data" "$bin" run "$tmp/m3s.json" --engine m3 --paths 50 -o "$tmp/m3hd" \
     --quiet >/dev/null 2>"$tmp/err"
 check "m3 falls back to m3.model for other CCs" test $? -eq 0
+TAILOR_DATA="$tmp/data" "$bin" sweep "$tmp/m3s.json" --cc hpcc --paths 50 --quiet \
+    --set hpcc.eta=0.9,0.95 >"$tmp/m3hsw"
+check "a sweep names the model file too" grep -q "(m3, model $tmp/data/models/m3-hpcc.model)" "$tmp/m3hsw"
+"$bin" run "$tmp/m3s.json" --engine m3 --no-model --paths 50 -o "$tmp/m3nm" >"$tmp/m3nm.out"
+check "a run without a model names none" sh -c "grep -q 'flowsim only' '$tmp/m3nm.out' && ! grep -q '; model ' '$tmp/m3nm.out'"
 # The shipped models (data/models): dctcp-rate, HPCC, DCQCN and TIMELY have one each.
 for cc in dctcp-rate hpcc dcqcn timely; do
     "$bin" run "$tmp/m3s.json" --engine m3 --cc $cc --paths 50 -o "$tmp/m3ship-$cc" --quiet \

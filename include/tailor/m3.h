@@ -83,6 +83,8 @@ typedef struct tl_m3_stats {
     uint64_t max_path_flows;
     uint64_t n_path_fg;       /* foreground flows over all sampled paths */
     double decompose_s, features_s, predict_s, aggregate_s;
+    const char *model_path;   /* the model file read (which of data/models/m3[-CC].model
+                               * a run took); NULL without a model; owned by the session */
 } tl_m3_stats;
 void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st);
 

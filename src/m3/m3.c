@@ -24,6 +24,7 @@ struct tl_m3 {
     uint64_t seed;
     tl_m3_opts o;
     m3_model *model; /* NULL with is_no_model */
+    char model_path[4096]; /* the file it was read from (a run names it) */
     double shift[M3_N_OUT][M3_N_Q]; /* the model's calibration (metadata "shift"), or 0 */
 
     m3_paths g;
@@ -136,6 +137,7 @@ tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, con
             tl_m3_destroy(s);
             return NULL;
         }
+        snprintf(s->model_path, sizeof s->model_path, "%s", mp);
         if (m3_model_n_features(s->model) != M3_N_FEATURES) {
             tl_err_set(err, TL_EPARSE, "%s: the model reads %u features, this build makes %d "
                        "(re-train with `tailor m3 train`)", mp, m3_model_n_features(s->model),
@@ -452,4 +454,8 @@ int tl_m3_write_paths(const tl_m3 *s, const char *path, tl_err *err)
     return tl_afile_commit(&af, err);
 }
 
-void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st) { *st = s->st; }
+void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st)
+{
+    *st = s->st;
+    st->model_path = s->model ? s->model_path : NULL;
+}
