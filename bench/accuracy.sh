@@ -21,7 +21,9 @@
 # ENGINE}/ (the runs), OUTDIR/results-ENGINE.csv (one row per scenario: p99
 # slowdown of all flows, truth and estimate, error, wall times; p99 error
 # per size bucket) and prints the error distribution. Only what is missing is recomputed, so a cut-short
-# run can be resumed. Needs ./build/tailor (make build).
+# run can be resumed. ONLY=REGEX keeps the scenarios whose name matches
+# (for example ONLY='^(d|t)0'); the summary then covers those alone.
+# Needs ./build/tailor (make build).
 set -u
 out=${1:-out/accuracy}
 flows=${2:-200000}
@@ -94,6 +96,7 @@ opts=${ENGINE_OPTS:-}
 while read -r name over matrix sizes sigma load cc; do
     [ -z "$name" ] && continue
     seed=$((seed + 1))
+    [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]] && continue
     dir="$out/$name"
     mkdir -p "$dir"
     cat >"$dir/scenario.json" <<EOF

@@ -82,8 +82,14 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                 return EXIT_INPUT;
             a->kind = v;
         } else if (!strcmp(name, "sizes")) {
-            if (!one_of(sub, name, v, "table2", "mixture", "mixture3"))
+            if (strcmp(v, "table2") && strcmp(v, "mixture") && strcmp(v, "mixture3") &&
+                strcmp(v, "measured")) {
+                fprintf(stderr,
+                        "tailor m3 %s: --sizes expects table2, mixture, mixture3 or measured, "
+                        "found '%s'\n",
+                        sub, v);
                 return EXIT_INPUT;
+            }
             a->sizes = v;
         } else if (!strcmp(name, "traffic")) {
             if (!one_of(sub, name, v, "uniform", "local", "skew"))
@@ -175,7 +181,10 @@ static int gen_data(int argc, char **argv)
     uint64_t n_new = 0;
     so.n_samples = a.samples, so.seed = a.seed, so.n_threads = a.n_threads;
     so.is_fabric = !a.kind || !strcmp(a.kind, "parking") ? 0 : !strcmp(a.kind, "fabric") ? 1 : 2;
-    so.is_mixture = !a.sizes || !strcmp(a.sizes, "table2") ? 0 : !strcmp(a.sizes, "mixture") ? 1 : 2;
+    so.is_mixture = !a.sizes || !strcmp(a.sizes, "table2") ? 0
+                    : !strcmp(a.sizes, "mixture")  ? 1
+                    : !strcmp(a.sizes, "mixture3") ? 2
+                                                   : 3;
     so.is_local = a.traffic && !strcmp(a.traffic, "local");
     so.is_skew = a.traffic && !strcmp(a.traffic, "skew");
     so.is_long = a.length && !strcmp(a.length, "long");

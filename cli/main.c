@@ -60,7 +60,8 @@ static const struct {
      "  other engines run the scenario per value.\n"},
     {"m3", cmd_m3, "m3's training pipeline: synthetic path samples, then the correction model",
      "tailor m3 gen-data DIR [--kind parking|fabric|fabric-net] [--samples N] [--seed N]\n"
-     "                       [--sizes table2|mixture|mixture3] [--traffic uniform|local|skew]\n"
+     "                       [--sizes table2|mixture|mixture3|measured]\n"
+     "                       [--traffic uniform|local|skew]\n"
      "                       [--length short|long] [--pfc drawn|on|off] [--truth-from OLD]\n"
      "                       [--threads N] [--fg-flows N] [--max-flows N]\n"
      "                       [--cc NAME] [--quiet]\n"
@@ -75,7 +76,9 @@ static const struct {
      "            labelled by pktsim on the whole fabric (docs/m3.md); --sizes mixture\n"
      "            draws fabric flow sizes from two-part laws (small and heavy-tailed flows)\n"
      "            instead of Table 2's, mixture3 from three-part laws (a middle part of\n"
-     "            5-50 KB mean as well); --traffic local keeps a share 0.2-1 of the flows\n"
+     "            5-50 KB mean as well), measured from six published laws (WebSearch,\n"
+     "            FB Hadoop and its 2015 table, Google RPC, Alibaba storage and Solar),\n"
+     "            each scaled by 0.5-2; --traffic local keeps a share 0.2-1 of the flows\n"
      "            inside their rack in half the fabrics (uniform traffic otherwise);\n"
      "            --length long gives each fabric 1-16 GB of flows (log-uniform, 200,000\n"
      "            flows at most) instead of 2 GB (60,000 flows at most); --pfc on|off\n"

@@ -318,6 +318,12 @@ check "three-part and two-part mixtures draw different flows" \
 check "a three-part folder is not extended with two-part samples" test $? -eq 2
 "$bin" m3 gen-data "$tmp/m3mix2" --sizes mixture3 --samples 4 --quiet 2>"$tmp/err" >/dev/null
 check "--sizes mixture3 without a fabric kind is refused, by name" grep -q "sizes mixture3 needs" "$tmp/err"
+"$bin" m3 gen-data "$tmp/m3meas" --kind fabric --sizes measured --samples 40 --cc dctcp-rate --quiet >/dev/null
+check "measured-law samples say so" grep -q "sizes measured$" "$tmp/m3meas/fabric.csv"
+check "measured-law samples leave no size-law file behind" test "$(ls -A "$tmp/m3meas")" = fabric.csv
+"$bin" m3 gen-data "$tmp/m3meas2" --kind fabric --sizes measure --samples 40 --quiet 2>"$tmp/err" >/dev/null
+check "an unknown --sizes is refused" test $? -eq 2
+check "an unknown --sizes names the choices" grep -q "table2, mixture, mixture3 or measured, found 'measure'" "$tmp/err"
 "$bin" m3 gen-data "$tmp/m3loc" --kind fabric --traffic local --samples 80 --cc dctcp-rate --quiet >/dev/null
 check "m3 gen-data --traffic local writes two scenarios" test "$(grep -vc '^#' "$tmp/m3loc/fabric.csv")" -eq 80
 check "rack-local samples say so" grep -q "traffic local" "$tmp/m3loc/fabric.csv"

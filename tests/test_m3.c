@@ -812,6 +812,58 @@ static void fabric_mixture3_scenario(void **state)
     free(cdf);
 }
 
+/* Measured laws (--sizes measured): each scenario takes one of the six
+ * training laws, never a law of the accuracy suite, with its sizes scaled by
+ * 0.5-2 (so its mean too); the draws before the law are those of the
+ * mixtures. */
+static void fabric_measured_scenario(void **state)
+{
+    (void)state;
+    char *cdf = tu_temp_path(".cdf");
+    m3_synth_opts so;
+    m3_synth_opts_default(&so);
+    so.only_cc = "dcqcn";
+    static const char *const allowed[] = {"websearch",  "fb-hadoop",   "fb-hadoop-2015",
+                                          "google-rpc", "ali-storage", "solar"};
+    int seen[6] = {0};
+    for (int scen = 0; scen < 40; scen++) {
+        m3_sample cfg, cfg2;
+        char json[8192];
+        so.is_mixture = 3;
+        assert_int_equal(m3_fabric_scenario(1, scen, &so, cdf, NULL, &cfg, json, sizeof json, NULL),
+                         0);
+        assert_non_null(strstr(json, cdf));
+        int k = -1;
+        for (int i = 0; i < 6; i++)
+            k = strcmp(cfg.size_kind, allowed[i]) ? k : i;
+        assert_true(k >= 0);
+        seen[k]++;
+        tl_sizedist law, drawn;
+        assert_int_equal(tl_sizedist_load(&law, allowed[k], NULL), 0);
+        assert_int_equal(tl_sizedist_load(&drawn, cdf, NULL), 0);
+        double scale = drawn.mean_bytes / law.mean_bytes;
+        assert_true(scale > 0.49 && scale < 2.01);
+        assert_true(fabs(cfg.mean_bytes / drawn.mean_bytes - 1) < 0.01);
+        /* the shape is kept: the median scales as the mean does */
+        double m0 = tl_sizedist_icdf(&law, 0.5), m1 = tl_sizedist_icdf(&drawn, 0.5);
+        assert_true(fabs(m1 / (m0 * scale) - 1) < 0.02 || fabs(m1 - m0 * scale) < 2);
+        tl_sizedist_fini(&law);
+        tl_sizedist_fini(&drawn);
+        so.is_mixture = 1;
+        assert_int_equal(
+            m3_fabric_scenario(1, scen, &so, cdf, NULL, &cfg2, json, sizeof json, NULL), 0);
+        assert_true(cfg.target_load == cfg2.target_load && cfg.sigma == cfg2.sigma);
+        tl_params_fini(&cfg.p);
+        tl_params_fini(&cfg2.p);
+    }
+    int n_laws = 0;
+    for (int i = 0; i < 6; i++)
+        n_laws += seen[i] > 0;
+    assert_true(n_laws >= 5);
+    unlink(cdf);
+    free(cdf);
+}
+
 /* With rack-local traffic, about half the scenarios name a rack matrix whose
  * workload keeps the drawn share of flows inside racks; the others stay
  * uniform and write no matrix; without the option no scenario is local. */
@@ -1172,6 +1224,7 @@ int main(void)
         cmocka_unit_test(fabric_train_calib_folds),
         cmocka_unit_test(fabric_mixture_scenario),
         cmocka_unit_test(fabric_mixture3_scenario),
+        cmocka_unit_test(fabric_measured_scenario),
         cmocka_unit_test(fabric_byte_budget),
         cmocka_unit_test(fabric_local_scenario),
         cmocka_unit_test(fabric_skew_scenario),

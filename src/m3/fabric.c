@@ -116,6 +116,40 @@ static int mixture_cdf(tl_rng *r, int parts, const char *path, double *mean, tl_
     return f ? tl_afile_commit(&af, err) : err ? err->code : TL_EIO;
 }
 
+/* Measured size laws for training (--sizes measured, docs/m3.md "Measured
+ * size laws"): published laws from data/sizes, each scenario one of them
+ * with every size scaled by a factor log-uniform in 0.5-2. The accuracy
+ * suite's laws (WebServer, Hadoop, CacheFollower) and their siblings from
+ * the same trace (Hadoop intra-cluster and intra-rack) are left out, so the
+ * suite's size laws stay unseen; so is the inter-DC law (a WAN's). */
+static const char *const measured_laws[] = {"websearch",  "fb-hadoop",   "fb-hadoop-2015",
+                                            "google-rpc", "ali-storage", "solar"};
+
+static int measured_cdf(tl_rng *r, const char *path, double *mean, const char **law, tl_err *err)
+{
+    size_t n_laws = sizeof measured_laws / sizeof *measured_laws;
+    *law = measured_laws[tl_rng_below(r, (uint32_t)n_laws)];
+    double scale = exp(uni(r, log(0.5), log(2.0)));
+    tl_sizedist d = {0};
+    int rc = tl_sizedist_load(&d, *law, err);
+    if (rc)
+        return rc;
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
+    if (f) {
+        fprintf(f, "# tailor size cdf v1 (m3 fabric sample, temporary: %s x %.4f)\n", *law, scale);
+        double prev = 0;
+        for (size_t i = 0; i < d.n_pts; i++) { /* rounding may not make sizes fall */
+            double x = fmax(prev, round(d.x_bytes[i] * scale));
+            fprintf(f, "%.0f %.6f\n", x, 100 * d.p_frac[i]);
+            prev = x;
+        }
+    }
+    *mean = d.mean_bytes * scale;
+    tl_sizedist_fini(&d);
+    return f ? tl_afile_commit(&af, err) : err ? err->code : TL_EIO;
+}
+
 /* Writes the 32-rack matrix m (row = source rack) to path as a rack matrix
  * file of the fabric's two pods. */
 static int write_matrix(const double *m, const char *path, tl_err *err)
@@ -199,7 +233,14 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
         snprintf(shape, sizeof shape, ", \"shape\": %.6g", cfg->size_shape);
     snprintf(sizes, sizeof sizes, "{\"dist\": \"%s\", \"mean_bytes\": %.6g%s}", cfg->size_kind,
              cfg->mean_bytes, shape);
-    if (o->is_mixture) { /* drawn after the rest, so the other draws stay as they were */
+    if (o->is_mixture == 3) { /* drawn where the mixtures are, so the draws before stay */
+        const char *law;
+        int rc2 = measured_cdf(&r, cdf_path, &cfg->mean_bytes, &law, err);
+        if (rc2)
+            return rc2;
+        snprintf(cfg->size_kind, sizeof cfg->size_kind, "%s", law);
+        snprintf(sizes, sizeof sizes, "{\"cdf\": \"%s\"}", cdf_path);
+    } else if (o->is_mixture) { /* drawn after the rest, so the other draws stay as they were */
         int rc2 = mixture_cdf(&r, o->is_mixture == 2 ? 3 : 2, cdf_path, &cfg->mean_bytes, err);
         if (rc2)
             return rc2;
@@ -570,7 +611,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
              "mean size to %g, bytes %s, quantiles %d%s%s%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
              lim.max_flows, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
-             o->is_mixture == 2 ? ", sizes mixture3" : o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "",
+             o->is_mixture == 3 ? ", sizes measured" : o->is_mixture == 2 ? ", sizes mixture3" : o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "",
              pfc);
     truth_src reuse, *src = truth_from ? &reuse : NULL;
     if (src && truth_src_load(src, truth_from, header, err))
