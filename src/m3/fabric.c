@@ -119,11 +119,12 @@ static int mixture_cdf(tl_rng *r, int parts, const char *path, double *mean, tl_
 /* Measured size laws for training (--sizes measured, docs/m3.md "Measured
  * size laws"): published laws from data/sizes, each scenario one of them
  * with every size scaled by a factor log-uniform in 0.5-2. The accuracy
- * suite's laws (WebServer, Hadoop, CacheFollower) and their siblings from
- * the same trace (Hadoop intra-cluster and intra-rack) are left out, so the
- * suite's size laws stay unseen; so is the inter-DC law (a WAN's). */
-static const char *const measured_laws[] = {"websearch",  "fb-hadoop",   "fb-hadoop-2015",
-                                            "google-rpc", "ali-storage", "solar"};
+ * suite's laws (WebServer, Hadoop, CacheFollower) are left out with every
+ * other law from Meta's traces (the Hadoop intra-cluster and intra-rack
+ * laws, and HPCC's and ConWeave's Facebook Hadoop tables, whose bucket
+ * shares are Hadoop's), so the suite's laws stay unseen; so is the inter-DC
+ * law (a WAN's). */
+static const char *const measured_laws[] = {"websearch", "google-rpc", "ali-storage", "solar"};
 
 static int measured_cdf(tl_rng *r, const char *path, double *mean, const char **law, tl_err *err)
 {
