@@ -102,7 +102,8 @@ typedef struct tl_m3_gen_opts {
                           * labelled by pktsim on the whole fabric; 0: parking lots
                           * (docs/m3.md "Fabric samples") */
     int is_mixture;      /* fabric samples: 1: two-part size laws, 2: three-part ones
-                          * (a 5-50 KB middle part too), instead of Table 2's */
+                          * (a 5-50 KB middle part too), 3: published laws other than
+                          * the accuracy suite's, scaled by 0.5-2; instead of Table 2's */
     int is_local;        /* fabric samples: rack-local traffic in half the scenarios */
     int is_skew;         /* fabric samples: skewed rack matrices in every scenario */
     int is_long;         /* fabric samples: 1-16 GB of flows a scenario (log-uniform, at most

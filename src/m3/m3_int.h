@@ -214,7 +214,8 @@ typedef struct m3_synth_opts {
                             * slowdowns instead of their own parking lot's */
     int is_mixture;        /* fabric samples: 1: two-part size laws (small and heavy-tailed
                             * flows), 2: three-part ones (a 5-50 KB middle part too),
-                            * instead of Table 2's */
+                            * 3: measured laws, scaled (not the suite's), instead of
+                            * Table 2's */
     int is_local;          /* fabric samples: half the scenarios keep a share 0.2-1 of
                             * their flows inside racks */
     int is_skew;           /* fabric samples: skewed rack matrices (a noisy gravity
