@@ -20,6 +20,19 @@ typedef struct m3_args {
     int n_threads, is_quiet, is_leaf_refit;
 } m3_args;
 
+/* --sizes, in the order of m3_synth_opts.is_mixture's values */
+static const char *const size_laws[] = {"table2", "mixture", "mixture3", "measured"};
+#define N_SIZE_LAWS (int)(sizeof size_laws / sizeof *size_laws)
+
+/* The is_mixture value of --sizes v, or -1. */
+static int size_law_index(const char *v)
+{
+    for (int i = 0; i < N_SIZE_LAWS; i++)
+        if (!strcmp(v, size_laws[i]))
+            return i;
+    return -1;
+}
+
 /* Whether v is a, b or c (c may be NULL); if not, says what --opt expects. */
 static int one_of(const char *sub, const char *opt, const char *v, const char *a, const char *b,
                   const char *c)
@@ -82,12 +95,9 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                 return EXIT_INPUT;
             a->kind = v;
         } else if (!strcmp(name, "sizes")) {
-            if (strcmp(v, "table2") && strcmp(v, "mixture") && strcmp(v, "mixture3") &&
-                strcmp(v, "measured")) {
-                fprintf(stderr,
-                        "tailor m3 %s: --sizes expects table2, mixture, mixture3 or measured, "
-                        "found '%s'\n",
-                        sub, v);
+            if (size_law_index(v) < 0) {
+                fprintf(stderr, "tailor m3 %s: --sizes expects %s, %s, %s or %s, found '%s'\n",
+                        sub, size_laws[0], size_laws[1], size_laws[2], size_laws[3], v);
                 return EXIT_INPUT;
             }
             a->sizes = v;
@@ -181,10 +191,7 @@ static int gen_data(int argc, char **argv)
     uint64_t n_new = 0;
     so.n_samples = a.samples, so.seed = a.seed, so.n_threads = a.n_threads;
     so.is_fabric = !a.kind || !strcmp(a.kind, "parking") ? 0 : !strcmp(a.kind, "fabric") ? 1 : 2;
-    so.is_mixture = !a.sizes || !strcmp(a.sizes, "table2") ? 0
-                    : !strcmp(a.sizes, "mixture")  ? 1
-                    : !strcmp(a.sizes, "mixture3") ? 2
-                                                   : 3;
+    so.is_mixture = a.sizes ? size_law_index(a.sizes) : 0; /* checked by parse */
     so.is_local = a.traffic && !strcmp(a.traffic, "local");
     so.is_skew = a.traffic && !strcmp(a.traffic, "skew");
     so.is_long = a.length && !strcmp(a.length, "long");

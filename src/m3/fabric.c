@@ -151,6 +151,14 @@ static int measured_cdf(tl_rng *r, const char *path, double *mean, const char **
     return f ? tl_afile_commit(&af, err) : err ? err->code : TL_EIO;
 }
 
+/* The name of o's size laws ("mixture", "mixture3", "measured"), NULL for
+ * Table 2's: the folder header's tag and a mixture scenario's size kind. */
+static const char *size_law_name(const m3_synth_opts *o)
+{
+    static const char *const names[] = {NULL, "mixture", "mixture3", "measured"};
+    return o->is_mixture >= 0 && o->is_mixture < 4 ? names[o->is_mixture] : NULL;
+}
+
 /* Writes the 32-rack matrix m (row = source rack) to path as a rack matrix
  * file of the fabric's two pods. */
 static int write_matrix(const double *m, const char *path, tl_err *err)
@@ -245,7 +253,7 @@ int m3_fabric_scenario(uint64_t seed, uint64_t scen, const m3_synth_opts *o, con
         int rc2 = mixture_cdf(&r, o->is_mixture == 2 ? 3 : 2, cdf_path, &cfg->mean_bytes, err);
         if (rc2)
             return rc2;
-        snprintf(cfg->size_kind, sizeof cfg->size_kind, o->is_mixture == 2 ? "mixture3" : "mixture");
+        snprintf(cfg->size_kind, sizeof cfg->size_kind, "%s", size_law_name(o));
         snprintf(sizes, sizeof sizes, "{\"cdf\": \"%s\"}", cdf_path);
     }
     cfg->p_local = 0;
@@ -605,15 +613,16 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
         snprintf(bytes, sizeof bytes, "%g-%g", lim.lo, lim.hi);
     else
         snprintf(bytes, sizeof bytes, "%g", lim.lo);
-    char pfc[64];
+    char pfc[64], sizes[32] = "";
     m3_pfc_tag(o, pfc, sizeof pfc);
+    if (size_law_name(o))
+        snprintf(sizes, sizeof sizes, ", sizes %s", size_law_name(o));
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
              "mean size to %g, bytes %s, quantiles %d%s%s%s%s",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
              lim.max_flows, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
-             o->is_mixture == 3 ? ", sizes measured" : o->is_mixture == 2 ? ", sizes mixture3" : o->is_mixture ? ", sizes mixture" : "", o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "",
-             pfc);
+             sizes, o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "", pfc);
     truth_src reuse, *src = truth_from ? &reuse : NULL;
     if (src && truth_src_load(src, truth_from, header, err))
         return err && err->code ? err->code : TL_EINVAL;
