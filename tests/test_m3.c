@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "m3/m3_int.h"
+#include "m3/model.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
 #include "tailor/m3.h"
@@ -362,14 +363,16 @@ static void reference_queue_saturation(void **state)
     assert_true(probe > 1);
 }
 
-/* The burst queue (TIMELY, DCQCN): two 50 KB flows start together at 10
+/* The burst queue (TIMELY): two 50 KB flows start together at 10
  * Gb/s into a 10 Gb/s switch hop, each in one burst (TIMELY's T_low, 50 us,
  * covers it), so the queue grows at 10 Gb/s for their sending time d, then
  * drains at 10 Gb/s (no bytes beyond the bursts); a 100 B flow that starts
  * at 1.5 d finds d/2 of queue, added over its ideal time to the reference
- * and not to flowsim's own estimate. HPCC has no burst queue, and with a
- * T_low of 1 us the bursts are too short to leave a queue by then. */
-static double burst_extra(const char *cc, double t_low_ps, double *want)
+ * and not to flowsim's own estimate, besides the queue term of the hop the
+ * two saturate in flowsim until 2 d. HPCC has neither, and with a T_low of
+ * 1 us the bursts are too short to leave a queue by then. *ideal is the
+ * 100 B flow's ideal time. */
+static double burst_extra(const char *cc, double t_low_ps, double *want, double *ideal)
 {
     tl_params p;
     assert_int_equal(tl_params_init(&p, NULL), 0);
@@ -392,8 +395,8 @@ static double burst_extra(const char *cc, double t_low_ps, double *want)
     tl_flowsim *fs = tl_flowsim_create_path(w.link, 2, w.flow, 3, &p, NULL);
     assert_non_null(fs);
     assert_int_equal(tl_flowsim_run(fs, NULL, NULL), 0);
-    *want = (d_ps - (double)(w.flow[2].start_ps - llround(d_ps))) /
-            (double)tl_flowsim_results(fs)[2].ideal_ps;
+    *ideal = (double)tl_flowsim_results(fs)[2].ideal_ps;
+    *want = (d_ps - (double)(w.flow[2].start_ps - llround(d_ps))) / *ideal;
     tl_flowsim_destroy(fs);
     double extra = ft.ref_q[0][M3_N_Q - 1] - ft.fs_q[0][M3_N_Q - 1];
     m3_pathwl_fini(&w);
@@ -404,12 +407,64 @@ static double burst_extra(const char *cc, double t_low_ps, double *want)
 static void reference_burst_queue(void **state)
 {
     (void)state;
-    double want, unused;
-    double timely = burst_extra("timely", 50e6, &want);
+    double want, unused, ideal;
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    assert_int_equal(tl_params_set(&p, "timely.t_low_ps", 50e6, NULL), 0);
+    double q50 = m3_queue_ps(&p, "timely");
+    assert_int_equal(tl_params_set(&p, "timely.t_low_ps", 1e6, NULL), 0);
+    double q1 = m3_queue_ps(&p, "timely");
+    tl_params_fini(&p);
+    double timely = burst_extra("timely", 50e6, &want, &ideal);
     assert_true(want > 1); /* half a 50 KB burst outlasts a 100 B flow's ideal time */
+    want += q50 / ideal;
     assert_true(fabs(timely - want) < 1e-6 * want);
-    assert_true(burst_extra("hpcc", 50e6, &unused) == 0);
-    assert_true(fabs(burst_extra("timely", 1e6, &unused)) < 1e-9);
+    assert_true(burst_extra("hpcc", 50e6, &unused, &ideal) == 0);
+    double short_burst = burst_extra("timely", 1e6, &unused, &ideal);
+    assert_true(q1 > 0);
+    assert_true(fabs(short_burst - q1 / ideal) < 1e-6 * q1 / ideal);
+}
+
+/* TIMELY's queue term (schema 6): half of T_low, once per path however many
+ * of its switch hops are saturated (it regulates the whole RTT), where
+ * DCTCP's counts each saturated hop. Two 10 MB flows cross a NIC and two 10
+ * Gb/s switch hops from time 0 and hold both hops saturated in flowsim past
+ * 5 ms, when a 500 B flow starts; their line-rate bursts (T_low, 62.5 KB)
+ * drained long before. */
+static void reference_queue_timely(void **state)
+{
+    (void)state;
+    double extra[2], q[2], ideal = 0;
+    const char *ccs[2] = {"timely", "dctcp-rate"};
+    for (int v = 0; v < 2; v++) {
+        tl_params p;
+        assert_int_equal(tl_params_init(&p, NULL), 0);
+        q[v] = m3_queue_ps(&p, ccs[v]);
+        m3_pathwl w;
+        assert_int_equal(m3_pathwl_init(&w, 3, 0, NULL), 0);
+        for (int l = 0; l < 3; l++)
+            w.link[l] = (tl_fs_link){10000000000ull, 1000000};
+        tl_fs_path_flow f[3] = {
+            {.size_bytes = 10000000, .start_ps = 0, .last = 2},
+            {.size_bytes = 10000000, .start_ps = 1000, .last = 2},
+            {.size_bytes = 500, .start_ps = 5000000000, .last = 2}};
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(m3_pathwl_add(&w, &f[i], 1, 0, 0, NULL), 0);
+        m3_feat ft;
+        assert_int_equal(m3_features(&w, &p, ccs[v], &ft, NULL), 0);
+        assert_int_equal(ft.n_ref[0], 1);
+        extra[v] = ft.ref_q[0][M3_N_Q - 1] - ft.fs_q[0][M3_N_Q - 1];
+        tl_flowsim *fs = tl_flowsim_create_path(w.link, 3, w.flow, 3, &p, NULL);
+        assert_non_null(fs);
+        assert_int_equal(tl_flowsim_run(fs, NULL, NULL), 0);
+        ideal = (double)tl_flowsim_results(fs)[2].ideal_ps;
+        tl_flowsim_destroy(fs);
+        m3_pathwl_fini(&w);
+        tl_params_fini(&p);
+    }
+    assert_true(q[0] > 0 && q[1] > 0);
+    assert_true(fabs(extra[0] - q[0] / ideal) < 1e-6 * extra[0]);
+    assert_true(fabs(extra[1] - 2 * q[1] / ideal) < 1e-6 * extra[1]);
 }
 
 /* A kept reference re-queued under another Kmin has exactly the reference
@@ -1209,6 +1264,46 @@ static void missing_model(void **state)
     tl_world_fini(&w);
 }
 
+/* A model file records its feature schema; the engine reads one of an older
+ * schema when the features of the scenario's CC have not changed since
+ * (schema 6 changed TIMELY's only): a schema-5 DCQCN model is read, a
+ * schema-5 TIMELY model is refused with an error that names the file and
+ * the schema. The trees are the shipped dctcp-rate model's, re-saved. */
+static void model_schema_per_cc(void **state)
+{
+    (void)state;
+    char shipped[4096];
+    tl_err err;
+    assert_int_equal(tl_data_path("models/m3.model", shipped, sizeof shipped, &err), 0);
+    m3_model *m = m3_model_load(shipped, M3_SCHEMA_OLDEST, M3_FEATURE_SCHEMA, &err);
+    assert_non_null(m);
+    char *f = tu_temp_path(".model");
+    tl_world w;
+    tu_world_make(&w, WORLD(100));
+    const char *ccs[2] = {"dcqcn", "timely"};
+    for (int v = 0; v < 2; v++) {
+        char meta[64];
+        snprintf(meta, sizeof meta, "{\"ccs\": \"%s\"}", ccs[v]);
+        assert_int_equal(m3_model_save(m, f, M3_SCHEMA_OLDEST, meta, &err), 0);
+        tl_m3_opts o;
+        tl_m3_opts_default(&o);
+        o.model_path = f;
+        tl_err_clear(&err);
+        tl_m3 *e = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, ccs[v], 1, &o, &err);
+        if (v == 0)
+            assert_non_null(e);
+        else
+            tu_check_err("a schema-5 TIMELY model", &err, TL_EINVAL, f,
+                         "trained on feature schema 5, and timely's features have changed");
+        tl_m3_destroy(e);
+    }
+    assert_true(m3_schema_first("timely") == M3_FEATURE_SCHEMA);
+    remove(f);
+    free(f);
+    tl_world_fini(&w);
+    m3_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1230,6 +1325,8 @@ int main(void)
         cmocka_unit_test(reference_queue_term),
         cmocka_unit_test(reference_queue_saturation),
         cmocka_unit_test(reference_burst_queue),
+        cmocka_unit_test(reference_queue_timely),
+        cmocka_unit_test(model_schema_per_cc),
         cmocka_unit_test(reference_requeue),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),

@@ -486,7 +486,7 @@ static void save_load_round_trip(void **state)
     assert_memory_equal(bytes + 64, meta, strlen(meta));
     assert_int_equal(bytes[64 + strlen(meta)], '{'); /* a UBJSON object */
 
-    m3_model *m = m3_model_load(path, SCHEMA, &err);
+    m3_model *m = m3_model_load(path, SCHEMA, SCHEMA, &err);
     if (!m)
         fail_msg("load: %s", err.msg);
     assert_int_equal(m3_model_n_features(m), N_FEATURES);
@@ -506,10 +506,20 @@ static void save_load_round_trip(void **state)
     free(bytes2);
     assert_int_equal(m3_model_save(m, again, SCHEMA, NULL, &err), 0);
     m3_model_destroy(m);
-    m = m3_model_load(again, SCHEMA, &err);
+    m = m3_model_load(again, SCHEMA, SCHEMA, &err);
     assert_non_null(m);
     assert_string_equal(m3_model_meta(m), "");
     m3_model_destroy(m);
+
+    /* A range of schemas (a CC whose features did not change since an older
+     * schema) takes the file inside it and refuses it outside. */
+    m = m3_model_load(path, SCHEMA - 1, SCHEMA + 1, &err);
+    assert_non_null(m);
+    m3_model_destroy(m);
+    tl_err_clear(&err);
+    assert_null(m3_model_load(path, SCHEMA + 1, SCHEMA + 2, &err));
+    tu_check_err("schema below the range", &err, TL_EINVAL, path,
+                 "trained on feature schema 7 and this build expects 8 to 9");
 
     /* An unwritable target: named, and nothing is left behind. */
     tl_err_clear(&err);
@@ -598,7 +608,7 @@ static void bad_files_are_refused(void **state)
         fwrite(b, 1, len, f);
         fclose(f);
         tl_err_clear(&err);
-        m3_model *m = m3_model_load(path, SCHEMA, &err);
+        m3_model *m = m3_model_load(path, SCHEMA, SCHEMA, &err);
         if (m)
             fail_msg("%s: loaded", cases[i].name);
         tu_check_err(cases[i].name, &err, cases[i].code, path, cases[i].what);
@@ -607,7 +617,7 @@ static void bad_files_are_refused(void **state)
         free(b);
     }
     tl_err_clear(&err);
-    assert_null(m3_model_load("/nonexistent/model.m3model", SCHEMA, &err));
+    assert_null(m3_model_load("/nonexistent/model.m3model", SCHEMA, SCHEMA, &err));
     tu_check_err("missing file", &err, TL_EIO, "/nonexistent/model.m3model", NULL);
     remove(good);
     free(good);

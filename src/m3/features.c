@@ -86,6 +86,14 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
     x[F_MTU] = (float)mtu;
 }
 
+uint32_t m3_schema_first(const char *cc)
+{
+    /* schema 6: TIMELY's queue term; schema 5 (TIMELY's burst queue) left
+     * the others' features as schema 4 had them, but their shipped models
+     * were retrained under 5 and nothing older is kept */
+    return !strcmp(cc, "timely") ? 6 : M3_SCHEMA_OLDEST;
+}
+
 int m3_knob_changes_features(const char *name, const char *cc)
 {
     /* the MTU and headers shape flowsim's ideal times; tau the burst queue */
@@ -165,8 +173,12 @@ static double iat_cv(const m3_pathwl *w, const uint32_t *idx, size_t m)
 
 double m3_queue_ps(const tl_params *p, const char *cc)
 {
+    /* TIMELY raises its rate while the RTT is below T_low, so competing
+     * flows keep the path's queueing delay near it (schema 6) */
+    if (!strcmp(cc, "timely"))
+        return M3_TIMELY_QUEUE_SHARE * tl_params_get(p, "timely.t_low_ps");
     if (strcmp(cc, "dctcp") && strcmp(cc, "dctcp-rate") && strcmp(cc, "dcqcn"))
-        return 0; /* HPCC and TIMELY hold no standing ECN queue */
+        return 0; /* HPCC holds no standing ECN queue */
     /* K KB per Gb/s at r Gb/s drain in K x 8 us whatever r (the training
      * data were made with this order of operations) */
     return M3_QUEUE_SHARE * tl_params_get(p, KMIN) / 1000 * 8e6;
@@ -244,8 +256,8 @@ static int hop_ends_add(hop_ends *h, int64_t end, double cap, tl_err *err)
  * source NIC's flows go elsewhere; testing only the hops they cross gave the
  * reference a tenth of the queue hits pktsim gives the foreground). One pass
  * in start order. */
-static int saturated_hops(const m3_pathwl *w, const tl_flow_result *res, uint8_t *hits,
-                          tl_err *err)
+static int saturated_hops(const m3_pathwl *w, const tl_flow_result *res, int max_hits,
+                          uint8_t *hits, tl_err *err)
 {
     memset(hits, 0, w->n_flows * sizeof *hits);
     hop_ends h[TL_MAX_HOPS];
@@ -256,7 +268,7 @@ static int saturated_hops(const m3_pathwl *w, const tl_flow_result *res, uint8_t
     for (size_t i = 0; i < w->n_flows && !rc; i++) {
         const tl_fs_path_flow *f = &w->flow[i];
         for (int l = 1; l < w->n_links; l++)
-            hits[i] += h[l].is_full && h[l].end[h[l].n - 1] > f->start_ps;
+            hits[i] += hits[i] < max_hits && h[l].is_full && h[l].end[h[l].n - 1] > f->start_ps;
         if (f->last < 1)
             continue;
         double cap = flow_cap_bps(w, f);
@@ -266,6 +278,14 @@ static int saturated_hops(const m3_pathwl *w, const tl_flow_result *res, uint8_t
     for (int l = 1; l < w->n_links; l++)
         free(h[l].end), free(h[l].cap);
     return rc;
+}
+
+int m3_queue_hops_max(const char *cc)
+{
+    /* DCTCP and DCQCN mark at each switch, so each saturated hop holds its
+     * own queue near Kmin; TIMELY reacts to the whole path's RTT, so the
+     * path holds one T_low's worth however many of its hops are saturated */
+    return strcmp(cc, "timely") ? TL_MAX_HOPS : 1;
 }
 
 double m3_burst_tau_ps(const tl_params *p, const char *cc)
@@ -509,7 +529,7 @@ int m3_features_keep(const m3_pathwl *w, const tl_params *p, const char *cc, m3_
     m3_refkeep own, *k = keep ? keep : &own;
     memset(&own, 0, sizeof own);
     if (q_ps > 0 || keep)
-        rc = saturated_hops(w, res, hits, err);
+        rc = saturated_hops(w, res, m3_queue_hops_max(cc), hits, err);
     else
         memset(hits, 0, n);
     /* the burst queue joins the reference's slowdowns (buf: the delays);

@@ -129,11 +129,21 @@ tl_m3 *tl_m3_create(const tl_topo *t, const tl_routes *r, const tl_flows *f, con
             }
             mp = path;
         }
-        if (!(s->model = m3_model_load(mp, M3_FEATURE_SCHEMA, err))) {
+        if (!(s->model = m3_model_load(mp, M3_SCHEMA_OLDEST, M3_FEATURE_SCHEMA, err))) {
             tl_m3_destroy(s);
             return NULL;
         }
         if (read_meta(s->model, mp, cc, s->shift, err)) {
+            tl_m3_destroy(s);
+            return NULL;
+        }
+        /* after the CC check, whose error says more to someone who took
+         * another CC's model */
+        if (m3_model_schema(s->model) < m3_schema_first(cc)) {
+            tl_err_set(err, TL_EINVAL, "%s: the model was trained on feature schema %u, and %s's "
+                       "features have changed since (this build's are of schema %u); re-train "
+                       "it with `tailor m3 train`", mp, m3_model_schema(s->model), cc,
+                       M3_FEATURE_SCHEMA);
             tl_m3_destroy(s);
             return NULL;
         }

@@ -112,8 +112,15 @@ void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
 /* ---- features (m3.txt §3.4, docs/m3.md "Features") ---- */
 
 /* Version of the feature layout below; a model file records the schema it
- * was trained on and is refused by a build with another. */
-#define M3_FEATURE_SCHEMA 5
+ * was trained on and is refused by a build with another, unless the
+ * features of its congestion control have not changed since
+ * (m3_schema_first). */
+#define M3_FEATURE_SCHEMA 6
+/* The first schema whose features of cc are this build's: schema 6 changed
+ * only TIMELY's reference, so the other CCs' schema-5 models stay valid.
+ * M3_SCHEMA_OLDEST is the smallest it returns. */
+#define M3_SCHEMA_OLDEST 5
+uint32_t m3_schema_first(const char *cc);
 /* Features shared by every row of one path. None counts flows: a fabric path
  * carries a handful of foreground flows among thousands of others, a
  * training sample a thousand, so counts would tell them apart. */
@@ -170,10 +177,16 @@ int m3_knob_changes_features(const char *name, const char *cc);
 int m3_knob_changes_reference(const char *name);
 /* The reference's queue term: the wait a flow gets at a saturated switch hop
  * (docs/m3.md "Features"): M3_QUEUE_SHARE of the
- * time a queue of Kmin takes to drain, for DCTCP and DCQCN; 0 for the CCs
- * that hold no standing queue. */
+ * time a queue of Kmin takes to drain, for DCTCP and DCQCN;
+ * M3_TIMELY_QUEUE_SHARE of T_low for TIMELY; 0 for HPCC, which holds no
+ * standing queue. */
 #define M3_QUEUE_SHARE 0.5
+#define M3_TIMELY_QUEUE_SHARE 0.5
 double m3_queue_ps(const tl_params *p, const char *cc);
+/* At most how many saturated hops of a path add the queue term: each one
+ * for DCTCP and DCQCN (every switch marks), one for TIMELY (it regulates
+ * the path's whole RTT). */
+int m3_queue_hops_max(const char *cc);
 /* How long a flow sends at its line rate before its CC slows it, for the
  * reference's burst queue (docs/m3.md "Features"): TIMELY its T_low, the
  * others 0 (no burst queue). */

@@ -23,6 +23,7 @@
 struct m3_model {
     BoosterHandle booster;
     uint32_t n_features;
+    uint32_t schema; /* of a loaded file; 0 for a model trained here */
     char *meta; /* owned; NULL for "" */
 };
 
@@ -585,6 +586,8 @@ uint32_t m3_model_n_features(const m3_model *m)
     return m->n_features;
 }
 
+uint32_t m3_model_schema(const m3_model *m) { return m->schema; }
+
 const char *m3_model_meta(const m3_model *m)
 {
     return m->meta ? m->meta : "";
@@ -675,8 +678,8 @@ int m3_model_save(const m3_model *m, const char *path, uint32_t feature_schema, 
 }
 
 /* Checks the header against the file's length n; fills the fields. */
-static int parse_header(const unsigned char *buf, size_t n, const char *path, uint32_t want_schema,
-                        uint32_t *n_features, uint64_t *meta_bytes, uint64_t *xgb_bytes,
+static int parse_header(const unsigned char *buf, size_t n, const char *path, uint32_t min_schema,
+                        uint32_t max_schema, uint32_t *n_features, uint32_t *schema_out, uint64_t *meta_bytes, uint64_t *xgb_bytes,
                         tl_err *err)
 {
     size_t n_magic = n < 8 ? n : 8;
@@ -693,7 +696,7 @@ static int parse_header(const unsigned char *buf, size_t n, const char *path, ui
                          "model format version %u, this build reads version %u", version,
                          MODEL_VERSION);
     *n_features = (uint32_t)get_le(buf + 12, 4);
-    uint32_t schema = (uint32_t)get_le(buf + 16, 4);
+    uint32_t schema = *schema_out = (uint32_t)get_le(buf + 16, 4);
     *meta_bytes = get_le(buf + 24, 8);
     *xgb_bytes = get_le(buf + 32, 8);
     uint64_t body = n - MODEL_HEADER_BYTES, want;
@@ -717,15 +720,22 @@ static int parse_header(const unsigned char *buf, size_t n, const char *path, ui
                          *n_features, *xgb_bytes);
     if (memchr(buf + MODEL_HEADER_BYTES, '\0', *meta_bytes))
         return tl_err_at(err, TL_EPARSE, path, 0, 0, NULL, "metadata text holds a NUL byte");
-    if (schema != want_schema)
+    if (schema < min_schema || schema > max_schema) {
+        char range[32];
+        if (min_schema == max_schema)
+            snprintf(range, sizeof range, "%u", max_schema);
+        else
+            snprintf(range, sizeof range, "%u to %u", min_schema, max_schema);
         return tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
-                         "the model was trained on feature schema %u and this build expects %u; "
+                         "the model was trained on feature schema %u and this build expects %s; "
                          "re-train it with `tailor m3 train`",
-                         schema, want_schema);
+                         schema, range);
+    }
     return 0;
 }
 
-m3_model *m3_model_load(const char *path, uint32_t feature_schema, tl_err *err)
+m3_model *m3_model_load(const char *path, uint32_t min_schema, uint32_t max_schema,
+                        tl_err *err)
 {
     size_t n = 0;
     unsigned char *buf = (unsigned char *)tl_read_file(path, &n, err);
@@ -737,7 +747,7 @@ m3_model *m3_model_load(const char *path, uint32_t feature_schema, tl_err *err)
         goto fail;
     }
     uint64_t meta_bytes = 0, xgb_bytes = 0;
-    if (parse_header(buf, n, path, feature_schema, &m->n_features, &meta_bytes, &xgb_bytes,
+    if (parse_header(buf, n, path, min_schema, max_schema, &m->n_features, &m->schema, &meta_bytes, &xgb_bytes,
                      err) != 0)
         goto fail;
     if (meta_bytes) {

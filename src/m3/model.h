@@ -84,14 +84,17 @@ int m3_model_save(const m3_model *m, const char *path, uint32_t feature_schema, 
 /* Reads and checks a model file. Every error names path: TL_EIO (cannot
  * read), TL_EPARSE (not a model file, unknown format version, lengths that do
  * not match the file size, a wrong checksum, XGBoost refusing the model bytes),
- * TL_EINVAL (trained on a feature schema other than feature_schema: re-train),
- * TL_ENOMEM. Reads the whole file: O(file bytes). */
-m3_model *m3_model_load(const char *path, uint32_t feature_schema, tl_err *err);
+ * TL_EINVAL (trained on a feature schema outside min_schema..max_schema:
+ * re-train), TL_ENOMEM. Reads the whole file: O(file bytes). */
+m3_model *m3_model_load(const char *path, uint32_t min_schema, uint32_t max_schema,
+                        tl_err *err);
 
 /* Accepts NULL. */
 void m3_model_destroy(m3_model *m);
 
 uint32_t m3_model_n_features(const m3_model *m);
+/* The feature schema a loaded model was trained on (0 for one trained here). */
+uint32_t m3_model_schema(const m3_model *m);
 /* The metadata text of a loaded model, "" if none (and for a trained model);
  * borrowed from m. */
 const char *m3_model_meta(const m3_model *m);
