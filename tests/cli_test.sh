@@ -434,6 +434,18 @@ check "the T_low sweep's 25 us row is the run at 25 us" \
     test "$(grep '"p99"' "$tmp/m3tw/v0/summary.json")" = "$(grep '"p99"' "$tmp/m3t25/summary.json")"
 check "T_low moves the estimate" \
     test "$(grep '"p99"' "$tmp/m3tw/v0/summary.json")" != "$(grep '"p99"' "$tmp/m3tw/v1/summary.json")"
+# DCQCN's queue term reads Kmax as well as Kmin (schema 7): a Kmax sweep
+# re-queues the kept reference, and each value equals a run made with it
+sed 's/"dctcp-rate"/"dcqcn"/' "$tmp/m3s.json" >"$tmp/m3d.json"
+"$bin" sweep "$tmp/m3d.json" --paths 50 --quiet --set switch.kmax_bytes_per_gbps=8KB,32KB \
+    -o "$tmp/m3dw" >/dev/null
+check "a Kmax sweep under DCQCN runs (shipped DCQCN model)" test $? -eq 0
+"$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set switch.kmax_bytes_per_gbps=32KB \
+    -o "$tmp/m3d32" --quiet >/dev/null
+check "the Kmax sweep's 32 KB row is the run at 32 KB" \
+    test "$(grep '"p99"' "$tmp/m3dw/v1/summary.json")" = "$(grep '"p99"' "$tmp/m3d32/summary.json")"
+check "Kmax moves DCQCN's estimate" \
+    test "$(grep '"p99"' "$tmp/m3dw/v0/summary.json")" != "$(grep '"p99"' "$tmp/m3dw/v1/summary.json")"
 "$bin" sweep "$tmp/m3s.json" --set switch.kmin_bytes_per_gbps=1KB 2>"$tmp/err" >/dev/null
 check "sweep without a list of values exits 2" test $? -eq 2
 "$bin" sweep "$tmp/m3s.json" --model "$tmp/m3.model" --set switch.kmin_bytes_per_gbps=1KB,3XB \

@@ -467,36 +467,50 @@ static void reference_queue_timely(void **state)
     assert_true(fabs(extra[1] - 2 * q[1] / ideal) < 1e-6 * extra[1]);
 }
 
-/* A kept reference re-queued under another Kmin has exactly the reference
- * quantiles that featurizing under that Kmin gives (so a Kmin sweep need not
- * re-run flowsim), they differ from the first Kmin's, and re-queuing under
- * the first Kmin gives its quantiles back bit for bit. */
+/* A kept reference re-queued under another Kmin (under DCQCN, another
+ * Kmax: its queue term reads both) has exactly the reference quantiles that
+ * featurizing under that value gives (so such a sweep need not re-run
+ * flowsim), they differ from the first value's, and re-queuing under the
+ * first value gives its quantiles back bit for bit. Under DCTCP Kmax moves
+ * nothing. */
 static void reference_requeue(void **state)
 {
     (void)state;
-    m3_synth_opts o;
-    m3_synth_opts_default(&o);
-    o.fg_flows = 300, o.max_flows = 4000, o.only_cc = "dctcp-rate";
-    m3_sample a;
-    assert_int_equal(m3_synth_draw(&a, 5, 7, &o, NULL), 0);
-    tl_params p2;
-    assert_int_equal(tl_params_copy(&p2, &a.p, NULL), 0);
-    double k0 = tl_params_get(&a.p, "switch.kmin_bytes_per_gbps");
-    assert_int_equal(tl_params_set(&p2, "switch.kmin_bytes_per_gbps", 3 * k0, NULL), 0);
-    m3_feat f1, f1_again, f2;
-    m3_refkeep keep;
-    memset(&keep, 0, sizeof keep);
-    assert_int_equal(m3_features_keep(&a.w, &a.p, a.cc, &f1, &keep, NULL), 0);
-    assert_int_equal(m3_features(&a.w, &p2, a.cc, &f2, NULL), 0);
-    f1_again = f1;
-    assert_int_equal(m3_feat_requeue(&f1, &keep, m3_queue_ps(&p2, a.cc), NULL), 0);
-    assert_memory_equal(f1.ref_q, f2.ref_q, sizeof f1.ref_q);
-    assert_true(memcmp(f1.ref_q, f1_again.ref_q, sizeof f1.ref_q) != 0);
-    assert_int_equal(m3_feat_requeue(&f1, &keep, m3_queue_ps(&a.p, a.cc), NULL), 0);
-    assert_memory_equal(f1.ref_q, f1_again.ref_q, sizeof f1.ref_q);
-    m3_refkeep_fini(&keep);
-    tl_params_fini(&p2);
-    m3_sample_fini(&a);
+    const char *ccs[2] = {"dctcp-rate", "dcqcn"};
+    const char *knobs[2] = {"switch.kmin_bytes_per_gbps", "switch.kmax_bytes_per_gbps"};
+    for (int v = 0; v < 2; v++) {
+        m3_synth_opts o;
+        m3_synth_opts_default(&o);
+        o.fg_flows = 300, o.max_flows = 4000, o.only_cc = ccs[v];
+        m3_sample a;
+        assert_int_equal(m3_synth_draw(&a, 5, 7, &o, NULL), 0);
+        tl_params p2;
+        assert_int_equal(tl_params_copy(&p2, &a.p, NULL), 0);
+        double k0 = tl_params_get(&a.p, knobs[v]);
+        assert_int_equal(tl_params_set(&p2, knobs[v], 3 * k0, NULL), 0);
+        assert_true(m3_knob_changes_reference(knobs[v], a.cc));
+        m3_feat f1, f1_again, f2;
+        m3_refkeep keep;
+        memset(&keep, 0, sizeof keep);
+        assert_int_equal(m3_features_keep(&a.w, &a.p, a.cc, &f1, &keep, NULL), 0);
+        assert_int_equal(m3_features(&a.w, &p2, a.cc, &f2, NULL), 0);
+        f1_again = f1;
+        assert_int_equal(m3_feat_requeue(&f1, &keep, m3_queue_ps(&p2, a.cc), NULL), 0);
+        assert_memory_equal(f1.ref_q, f2.ref_q, sizeof f1.ref_q);
+        assert_true(memcmp(f1.ref_q, f1_again.ref_q, sizeof f1.ref_q) != 0);
+        assert_int_equal(m3_feat_requeue(&f1, &keep, m3_queue_ps(&a.p, a.cc), NULL), 0);
+        assert_memory_equal(f1.ref_q, f1_again.ref_q, sizeof f1.ref_q);
+        if (v == 0) { /* DCTCP's term reads Kmin only */
+            assert_int_equal(tl_params_set(&p2, knobs[0], k0, NULL), 0);
+            assert_int_equal(tl_params_set(&p2, knobs[1], 3 * tl_params_get(&a.p, knobs[1]), NULL),
+                             0);
+            assert_true(m3_queue_ps(&p2, a.cc) == m3_queue_ps(&a.p, a.cc));
+            assert_false(m3_knob_changes_reference(knobs[1], a.cc));
+        }
+        m3_refkeep_fini(&keep);
+        tl_params_fini(&p2);
+        m3_sample_fini(&a);
+    }
 }
 
 /* Three samples then six (resumed) equal six at once, and a torn last line
@@ -1266,9 +1280,9 @@ static void missing_model(void **state)
 
 /* A model file records its feature schema; the engine reads one of an older
  * schema when the features of the scenario's CC have not changed since
- * (schema 6 changed TIMELY's only): a schema-5 DCQCN model is read, a
- * schema-5 TIMELY model is refused with an error that names the file and
- * the schema. The trees are the shipped dctcp-rate model's, re-saved. */
+ * (schema 6 changed TIMELY's only, schema 7 DCQCN's): a schema-5 HPCC model
+ * is read, schema-5 TIMELY and DCQCN models are refused with an error that
+ * names the file and the schema. The trees are the shipped dctcp-rate model's, re-saved. */
 static void model_schema_per_cc(void **state)
 {
     (void)state;
@@ -1280,8 +1294,8 @@ static void model_schema_per_cc(void **state)
     char *f = tu_temp_path(".model");
     tl_world w;
     tu_world_make(&w, WORLD(100));
-    const char *ccs[2] = {"dcqcn", "timely"};
-    for (int v = 0; v < 2; v++) {
+    const char *ccs[3] = {"hpcc", "timely", "dcqcn"};
+    for (int v = 0; v < 3; v++) {
         char meta[64];
         snprintf(meta, sizeof meta, "{\"ccs\": \"%s\"}", ccs[v]);
         assert_int_equal(m3_model_save(m, f, M3_SCHEMA_OLDEST, meta, &err), 0);
@@ -1292,12 +1306,15 @@ static void model_schema_per_cc(void **state)
         tl_m3 *e = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, ccs[v], 1, &o, &err);
         if (v == 0)
             assert_non_null(e);
-        else
-            tu_check_err("a schema-5 TIMELY model", &err, TL_EINVAL, f,
-                         "trained on feature schema 5, and timely's features have changed");
+        else {
+            char want[128];
+            snprintf(want, sizeof want, "trained on feature schema 5, and %s's features have "
+                     "changed", ccs[v]);
+            tu_check_err("a schema-5 TIMELY or DCQCN model", &err, TL_EINVAL, f, want);
+        }
         tl_m3_destroy(e);
     }
-    assert_true(m3_schema_first("timely") == M3_FEATURE_SCHEMA);
+    assert_true(m3_schema_first("dcqcn") == M3_FEATURE_SCHEMA);
     remove(f);
     free(f);
     tl_world_fini(&w);

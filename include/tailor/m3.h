@@ -61,10 +61,10 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err);
  * T_low), so that a repredict re-featurizes and needs the
  * path workloads (is_keep_workloads). */
 int tl_m3_knob_changes_features(const char *name, const char *cc);
-/* Whether it changes only the reference's queue term (Kmin), so that a
- * repredict re-queues the kept reference (is_keep_reference) without
- * re-running flowsim. */
-int tl_m3_knob_changes_reference(const char *name);
+/* Whether it changes only the reference's queue term (Kmin; under DCQCN
+ * Kmax too), so that a repredict re-queues the kept reference
+ * (is_keep_reference) without re-running flowsim. */
+int tl_m3_knob_changes_reference(const char *name, const char *cc);
 
 /* The network-wide summary (valid after run): counts are the workload's
  * own flows per bucket; mean and percentiles come from the mixture of the

@@ -14,6 +14,7 @@
 /* ECN's Kmin: a feature, and what the reference's queue term reads
  * (m3_queue_ps). */
 static const char KMIN[] = "switch.kmin_bytes_per_gbps";
+static const char KMAX[] = "switch.kmax_bytes_per_gbps";
 
 const double m3_q[M3_N_Q] = {0.01, 0.10, 0.25, 0.50, 0.75, 0.90,
                              0.95, 0.97, 0.98, 0.99, 0.995, 0.999};
@@ -88,10 +89,11 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
 
 uint32_t m3_schema_first(const char *cc)
 {
-    /* schema 6: TIMELY's queue term; schema 5 (TIMELY's burst queue) left
+    /* schema 7: DCQCN's queue term; schema 6: TIMELY's; schema 5 (TIMELY's
+     * burst queue) left
      * the others' features as schema 4 had them, but their shipped models
      * were retrained under 5 and nothing older is kept */
-    return !strcmp(cc, "timely") ? 6 : M3_SCHEMA_OLDEST;
+    return !strcmp(cc, "timely") ? 6 : !strcmp(cc, "dcqcn") ? 7 : M3_SCHEMA_OLDEST;
 }
 
 int m3_knob_changes_features(const char *name, const char *cc)
@@ -101,7 +103,10 @@ int m3_knob_changes_features(const char *name, const char *cc)
            (!strcmp(cc, "timely") && !strcmp(name, "timely.t_low_ps"));
 }
 
-int m3_knob_changes_reference(const char *name) { return !strcmp(name, KMIN); }
+int m3_knob_changes_reference(const char *name, const char *cc)
+{
+    return !strcmp(name, KMIN) || (!strcmp(cc, "dcqcn") && !strcmp(name, KMAX));
+}
 
 /* Quantiles of xs[0..n) at qs into out (NaN for n == 0); sorts xs. */
 static void quantiles(double *xs, size_t n, const double *qs, int nq, double *out)
@@ -180,7 +185,13 @@ double m3_queue_ps(const tl_params *p, const char *cc)
     if (strcmp(cc, "dctcp") && strcmp(cc, "dctcp-rate") && strcmp(cc, "dcqcn"))
         return 0; /* HPCC holds no standing ECN queue */
     /* K KB per Gb/s at r Gb/s drain in K x 8 us whatever r (the training
-     * data were made with this order of operations) */
+     * data were made with this order of operations). DCQCN marks with a
+     * probability that rises from Kmin to Kmax, and its slow rate cuts let
+     * the queue climb into that range: its queue is taken at the middle
+     * of it (schema 7) */
+    if (!strcmp(cc, "dcqcn"))
+        return M3_DCQCN_QUEUE_SHARE * (tl_params_get(p, KMIN) + tl_params_get(p, KMAX)) / 2 /
+               1000 * 8e6;
     return M3_QUEUE_SHARE * tl_params_get(p, KMIN) / 1000 * 8e6;
 }
 

@@ -330,7 +330,10 @@ int tl_m3_knob_changes_features(const char *name, const char *cc)
     return m3_knob_changes_features(name, cc);
 }
 
-int tl_m3_knob_changes_reference(const char *name) { return m3_knob_changes_reference(name); }
+int tl_m3_knob_changes_reference(const char *name, const char *cc)
+{
+    return m3_knob_changes_reference(name, cc);
+}
 
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
 {
@@ -354,7 +357,7 @@ int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
                                           "(is_keep_workloads)");
     if (!is_refeaturize && !s->truth && is_requeue && !s->keep)
         return tl_err_set(err, TL_EINVAL, "m3: this knob changes the reference's queue term "
-                                          "(Kmin) and the reference was not kept "
+                                          "(Kmin, DCQCN's Kmax) and the reference was not kept "
                                           "(is_keep_reference)");
     if (is_refeaturize || s->truth) /* path pktsim reads every knob */
         rc = featurize(s, 0, NULL, err);

@@ -115,9 +115,10 @@ void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
  * was trained on and is refused by a build with another, unless the
  * features of its congestion control have not changed since
  * (m3_schema_first). */
-#define M3_FEATURE_SCHEMA 6
+#define M3_FEATURE_SCHEMA 7
 /* The first schema whose features of cc are this build's: schema 6 changed
- * only TIMELY's reference, so the other CCs' schema-5 models stay valid.
+ * only TIMELY's reference and schema 7 only DCQCN's, so the other CCs'
+ * schema-5 models stay valid.
  * M3_SCHEMA_OLDEST is the smallest it returns. */
 #define M3_SCHEMA_OLDEST 5
 uint32_t m3_schema_first(const char *cc);
@@ -173,14 +174,15 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
  * reference's queue term, it re-queues a kept reference (m3_refkeep); over
  * any other knob it reuses the features. */
 int m3_knob_changes_features(const char *name, const char *cc);
-/* Kmin, the knob the reference's queue term reads. */
-int m3_knob_changes_reference(const char *name);
+/* Kmin (and under DCQCN Kmax), the knobs the reference's queue term reads. */
+int m3_knob_changes_reference(const char *name, const char *cc);
 /* The reference's queue term: the wait a flow gets at a saturated switch hop
  * (docs/m3.md "Features"): M3_QUEUE_SHARE of the
- * time a queue of Kmin takes to drain, for DCTCP and DCQCN;
- * M3_TIMELY_QUEUE_SHARE of T_low for TIMELY; 0 for HPCC, which holds no
- * standing queue. */
+ * time a queue of Kmin takes to drain, for DCTCP; M3_DCQCN_QUEUE_SHARE of
+ * that of a queue of (Kmin + Kmax) / 2 for DCQCN; M3_TIMELY_QUEUE_SHARE of
+ * T_low for TIMELY; 0 for HPCC, which holds no standing queue. */
 #define M3_QUEUE_SHARE 0.5
+#define M3_DCQCN_QUEUE_SHARE 0.5
 #define M3_TIMELY_QUEUE_SHARE 0.5
 double m3_queue_ps(const tl_params *p, const char *cc);
 /* At most how many saturated hops of a path add the queue term: each one
