@@ -114,8 +114,8 @@ int cmd_sweep(int argc, char **argv)
         cli_m3_opts(&w.sc.engine, &mo);
         /* The workloads (4.3 GB at 2M flows) are kept only when a swept knob
          * changes flowsim's input or path pktsim reruns, the reference flows
-         * when it changes the reference's queue term (Kmin, DCQCN's Kmax); otherwise a
-         * value needs only the features and the model. */
+         * when it changes the reference's queue term (Kmin, DCQCN's Kmax);
+         * otherwise a value needs only the features and the model. */
         mo.is_keep_workloads = mo.is_path_pktsim;
         for (int k = 0; k < n_sw; k++) {
             mo.is_keep_workloads |= tl_m3_knob_changes_features(sw[k].name, w.sc.cc);

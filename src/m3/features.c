@@ -89,10 +89,10 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
 
 uint32_t m3_schema_first(const char *cc)
 {
-    /* schema 7: DCQCN's queue term; schema 6: TIMELY's; schema 5 (TIMELY's
-     * burst queue) left
-     * the others' features as schema 4 had them, but their shipped models
-     * were retrained under 5 and nothing older is kept */
+    /* schema 7: DCQCN's queue term; schema 6: TIMELY's. Schema 5 (TIMELY's
+     * burst queue) left the others' features as schema 4 had them, but
+     * their shipped models were retrained under 5 and nothing older is
+     * kept */
     return !strcmp(cc, "timely") ? 6 : !strcmp(cc, "dcqcn") ? 7 : M3_SCHEMA_OLDEST;
 }
 
@@ -294,7 +294,7 @@ static int saturated_hops(const m3_pathwl *w, const tl_flow_result *res, int max
 int m3_queue_hops_max(const char *cc)
 {
     /* DCTCP and DCQCN mark at each switch, so each saturated hop holds its
-     * own queue near Kmin; TIMELY reacts to the whole path's RTT, so the
+     * own queue; TIMELY reacts to the whole path's RTT, so the
      * path holds one T_low's worth however many of its hops are saturated */
     return strcmp(cc, "timely") ? TL_MAX_HOPS : 1;
 }

@@ -679,8 +679,8 @@ int m3_model_save(const m3_model *m, const char *path, uint32_t feature_schema, 
 
 /* Checks the header against the file's length n; fills the fields. */
 static int parse_header(const unsigned char *buf, size_t n, const char *path, uint32_t min_schema,
-                        uint32_t max_schema, uint32_t *n_features, uint32_t *schema_out, uint64_t *meta_bytes, uint64_t *xgb_bytes,
-                        tl_err *err)
+                        uint32_t max_schema, uint32_t *n_features, uint32_t *schema_out,
+                        uint64_t *meta_bytes, uint64_t *xgb_bytes, tl_err *err)
 {
     size_t n_magic = n < 8 ? n : 8;
     if (memcmp(buf, MODEL_MAGIC, n_magic) != 0)
@@ -747,8 +747,8 @@ m3_model *m3_model_load(const char *path, uint32_t min_schema, uint32_t max_sche
         goto fail;
     }
     uint64_t meta_bytes = 0, xgb_bytes = 0;
-    if (parse_header(buf, n, path, min_schema, max_schema, &m->n_features, &m->schema, &meta_bytes, &xgb_bytes,
-                     err) != 0)
+    if (parse_header(buf, n, path, min_schema, max_schema, &m->n_features, &m->schema,
+                     &meta_bytes, &xgb_bytes, err) != 0)
         goto fail;
     if (meta_bytes) {
         if (!(m->meta = malloc(meta_bytes + 1))) {
