@@ -363,6 +363,17 @@ static void reference_queue_saturation(void **state)
     assert_true(probe > 1);
 }
 
+/* Flow i's ideal FCT in flowsim's path-level run of w. */
+static double path_ideal_ps(const m3_pathwl *w, const tl_params *p, size_t i)
+{
+    tl_flowsim *fs = tl_flowsim_create_path(w->link, w->n_links, w->flow, w->n_flows, p, NULL);
+    assert_non_null(fs);
+    assert_int_equal(tl_flowsim_run(fs, NULL, NULL), 0);
+    double ideal = (double)tl_flowsim_results(fs)[i].ideal_ps;
+    tl_flowsim_destroy(fs);
+    return ideal;
+}
+
 /* The burst queue (TIMELY): two 50 KB flows start together at 10
  * Gb/s into a 10 Gb/s switch hop, each in one burst (TIMELY's T_low, 50 us,
  * covers it), so the queue grows at 10 Gb/s for their sending time d, then
@@ -392,12 +403,8 @@ static double burst_extra(const char *cc, double t_low_ps, double *want, double 
     m3_feat ft;
     assert_int_equal(m3_features(&w, &p, cc, &ft, NULL), 0);
     assert_int_equal(ft.n_ref[0], 1); /* the 100 B flow, the only 0-1 KB flow of link 1 */
-    tl_flowsim *fs = tl_flowsim_create_path(w.link, 2, w.flow, 3, &p, NULL);
-    assert_non_null(fs);
-    assert_int_equal(tl_flowsim_run(fs, NULL, NULL), 0);
-    *ideal = (double)tl_flowsim_results(fs)[2].ideal_ps;
+    *ideal = path_ideal_ps(&w, &p, 2);
     *want = (d_ps - (double)(w.flow[2].start_ps - llround(d_ps))) / *ideal;
-    tl_flowsim_destroy(fs);
     double extra = ft.ref_q[0][M3_N_Q - 1] - ft.fs_q[0][M3_N_Q - 1];
     m3_pathwl_fini(&w);
     tl_params_fini(&p);
@@ -454,11 +461,7 @@ static void reference_queue_timely(void **state)
         assert_int_equal(m3_features(&w, &p, ccs[v], &ft, NULL), 0);
         assert_int_equal(ft.n_ref[0], 1);
         extra[v] = ft.ref_q[0][M3_N_Q - 1] - ft.fs_q[0][M3_N_Q - 1];
-        tl_flowsim *fs = tl_flowsim_create_path(w.link, 3, w.flow, 3, &p, NULL);
-        assert_non_null(fs);
-        assert_int_equal(tl_flowsim_run(fs, NULL, NULL), 0);
-        ideal = (double)tl_flowsim_results(fs)[2].ideal_ps;
-        tl_flowsim_destroy(fs);
+        ideal = path_ideal_ps(&w, &p, 2);
         m3_pathwl_fini(&w);
         tl_params_fini(&p);
     }
