@@ -182,17 +182,19 @@ double m3_queue_ps(const tl_params *p, const char *cc)
      * flows keep the path's queueing delay near it (schema 6) */
     if (!strcmp(cc, "timely"))
         return M3_TIMELY_QUEUE_SHARE * tl_params_get(p, "timely.t_low_ps");
-    if (strcmp(cc, "dctcp") && strcmp(cc, "dctcp-rate") && strcmp(cc, "dcqcn"))
+    int is_dcqcn = !strcmp(cc, "dcqcn");
+    if (!is_dcqcn && strcmp(cc, "dctcp") && strcmp(cc, "dctcp-rate"))
         return 0; /* HPCC holds no standing ECN queue */
+    /* DCQCN marks with a probability that rises from Kmin to Kmax, and its
+     * slow rate cuts let the queue climb into that range: its queue is
+     * taken at the middle of it (schema 7) */
+    double k = tl_params_get(p, KMIN), share = M3_QUEUE_SHARE;
+    if (is_dcqcn)
+        k = (k + tl_params_get(p, KMAX)) / 2, share = M3_DCQCN_QUEUE_SHARE;
     /* K KB per Gb/s at r Gb/s drain in K x 8 us whatever r (the training
-     * data were made with this order of operations). DCQCN marks with a
-     * probability that rises from Kmin to Kmax, and its slow rate cuts let
-     * the queue climb into that range: its queue is taken at the middle
-     * of it (schema 7) */
-    if (!strcmp(cc, "dcqcn"))
-        return M3_DCQCN_QUEUE_SHARE * (tl_params_get(p, KMIN) + tl_params_get(p, KMAX)) / 2 /
-               1000 * 8e6;
-    return M3_QUEUE_SHARE * tl_params_get(p, KMIN) / 1000 * 8e6;
+     * data were made with this order of operations; halving k before or
+     * after the share gives the same bits) */
+    return share * k / 1000 * 8e6;
 }
 
 /* The rate a flow can take on its own: its slowest link on the path or in
