@@ -529,11 +529,27 @@ static void resumable_samples(void **state)
     o.n_samples = 6;
     assert_int_equal(tl_m3_gen_data(d1, &o, NULL, &n_new, NULL), 0);
     assert_int_equal(n_new, 6);
-    o.n_samples = 3;
-    assert_int_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, NULL), 0);
-    char p1[512], p2[512];
+    /* a run stopped before its header was written (an empty file), or
+     * halfway through it, made nothing: the next run starts afresh */
+    char p1[512], p2[512], head[512];
     snprintf(p1, sizeof p1, "%s/samples.csv", d1);
     snprintf(p2, sizeof p2, "%s/samples.csv", d2);
+    FILE *hf = fopen(p1, "r");
+    assert_non_null(fgets(head, sizeof head, hf));
+    fclose(hf);
+    mkdir(d2, 0777);
+    for (int torn = 0; torn < 2; torn++) {
+        hf = fopen(p2, "w");
+        assert_non_null(hf);
+        fwrite(head, 1, torn ? strlen(head) / 2 : 0, hf);
+        fclose(hf);
+        o.n_samples = 1;
+        assert_int_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, NULL), 0);
+        assert_int_equal(n_new, 1);
+    }
+    unlink(p2);
+    o.n_samples = 3;
+    assert_int_equal(tl_m3_gen_data(d2, &o, NULL, &n_new, NULL), 0);
     FILE *f = fopen(p2, "a"); /* an interrupted write */
     fputs("3,4,dcqcn,pare", f);
     fclose(f);

@@ -165,6 +165,15 @@ int m3_resume(const char *path, const char *header, long block, long *count, tl_
         return 0; /* a new file */
     long n = -1;
     size_t hl = strlen(header);
+    /* a run stopped before its header reached the disk left the file empty
+     * or with part of this run's header: nothing was made yet */
+    if (len <= hl && !strncmp(text, header, len)) {
+        free(text);
+        if (len > 0 && truncate(path, 0) != 0)
+            return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot drop a torn header: %s",
+                             strerror(errno));
+        return 0;
+    }
     if (len < hl + 1 || strncmp(text, header, hl) || text[hl] != '\n') {
         char *nl = strchr(text, '\n');
         if (nl)
@@ -205,8 +214,11 @@ FILE *m3_samples_open(const char *dir, const char *name, const char *header, lon
                   strerror(errno));
         return NULL;
     }
-    if (ftell(f) == 0)
-        fprintf(f, "%s\n", header);
+    if (ftell(f) == 0 && (fprintf(f, "%s\n", header) < 0 || fflush(f) != 0)) {
+        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
+        fclose(f);
+        return NULL;
+    }
     return f;
 }
 
