@@ -82,6 +82,24 @@ t06 4 B hadoop        2 0.50 timely
 h04 2 A cachefollower 1 0.55 hpcc
 h05 1 B webserver     1 0.72 hpcc
 h06 4 A hadoop        2 0.30 hpcc
+d07 1 B cachefollower 1 0.48 dcqcn
+d08 2 C hadoop        2 0.38 dcqcn
+d09 4 A webserver     1 0.55 dcqcn
+d10 1 A webserver     2 0.70 dcqcn
+d11 2 B cachefollower 2 0.60 dcqcn
+d12 4 C hadoop        1 0.42 dcqcn
+t07 1 B cachefollower 1 0.48 timely
+t08 2 C hadoop        2 0.38 timely
+t09 4 A webserver     1 0.55 timely
+t10 1 A webserver     2 0.70 timely
+t11 2 B cachefollower 2 0.60 timely
+t12 4 C hadoop        1 0.42 timely
+h07 1 B cachefollower 1 0.48 hpcc
+h08 2 C hadoop        2 0.38 hpcc
+h09 4 A webserver     1 0.55 hpcc
+h10 1 A webserver     2 0.70 hpcc
+h11 2 B cachefollower 2 0.60 hpcc
+h12 4 C hadoop        1 0.42 hpcc
 "
 
 now() { date +%s.%N; }
@@ -158,7 +176,7 @@ print("per size bucket, dctcp-rate scenarios:")
 buckets = ("err_0_1k", "err_1_10k", "err_10_50k", "err_50k")
 for col in buckets:
     dist([r for r in rows if r["cc"] == "dctcp-rate"], "  " + col[4:], col)
-# The other CCs have six scenarios each: pool their four bucket p99s, the
+# The other CCs have twelve scenarios each: pool their four bucket p99s, the
 # "per bucket" figures of docs/accuracy.md.
 print("per size bucket, the four buckets pooled:")
 for cc in ("dcqcn", "hpcc", "timely"):
