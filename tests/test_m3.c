@@ -535,6 +535,7 @@ static void resumable_samples(void **state)
     snprintf(p1, sizeof p1, "%s/samples.csv", d1);
     snprintf(p2, sizeof p2, "%s/samples.csv", d2);
     FILE *hf = fopen(p1, "r");
+    assert_non_null(hf);
     assert_non_null(fgets(head, sizeof head, hf));
     fclose(hf);
     mkdir(d2, 0777);
