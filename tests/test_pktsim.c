@@ -418,6 +418,57 @@ static void pfc_dynamic_threshold(void **state)
                  (unsigned long long)worst[0]);
 }
 
+/* A direct port admits as a switch port would (tl_pktsim_set_direct_port):
+ * INCAST's 16-to-1 without PFC and without marks (K out of reach), so only
+ * drops slow DCTCP's windows, with leaf -> host 0 (channel 1) a direct port.
+ * With a 100 KB buffer it drops, its backlog stays below dt_alpha /
+ * (1 + dt_alpha) of the buffer (50 KB, 4 us at 100 Gb/s), and no round trip
+ * exceeds the base one (about 8 us) by more than the switch queues on the way
+ * can hold; every flow completes. Unbounded, the FIFO took every window the
+ * senders grew. With PFC a direct port is refused: it cannot pause. */
+static void direct_port_bounded_by_the_buffer(void **state)
+{
+    world w;
+    tu_world_make(&w, "{\"topology\": {\"type\": \"leaf_spine\", \"leaves\": 4, \"spines\": 2, "
+                      "\"hosts_per_leaf\": 8}, \"workload\": {\"flows\": 16, \"classes\": "
+                      "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1000000}, "
+                      "\"spatial\": {\"type\": \"incast\", \"senders\": 16, \"destination\": 0}, "
+                      "\"arrival\": {\"process\": \"simultaneous\"}}]}, "
+                      "\"transport\": {\"cc\": \"dctcp\", \"switch\": {\"buffer_bytes\": "
+                      "100000, \"kmin_bytes_per_gbps\": 1e8, \"kmax_bytes_per_gbps\": 1e8}}}");
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
+    assert_non_null(s);
+    tl_pktsim_set_direct_acks(s, 1);
+    assert_int_equal(tl_topo_chan_to(w.topo, 1), 0);
+    assert_int_equal(tl_pktsim_set_direct_port(s, 1, &err), 0);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    assert_int_equal(st.n_flows_done, 16);
+    tl_port_stats ps;
+    tl_pktsim_port_stats(s, 1, &ps);
+    assert_true(ps.drops > 0);
+    print_message("direct port: %llu drops, longest round trip %.1f us\n",
+                  (unsigned long long)ps.drops, st.rtt_max_ps * 1e-6);
+    if (st.rtt_max_ps > 60e6)
+        fail_msg("a round trip took %.1f us", st.rtt_max_ps * 1e-6);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+    /* the same incast with PFC on (INCAST's own switch keys) */
+    char json[2048];
+    snprintf(json, sizeof json, INCAST, "");
+    tu_world_make(&w, json);
+    s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
+    assert_non_null(s);
+    tl_pktsim_set_direct_acks(s, 1);
+    assert_int_equal(tl_pktsim_set_direct_port(s, 1, &err), TL_EINVAL);
+    tu_check_err("direct port with PFC", &err, TL_EINVAL, "not with PFC", NULL);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
 typedef struct knob_probe {
     int64_t change_at_ps;
     uint64_t marks_before, marks_at_change;
@@ -662,6 +713,7 @@ int main(void)
         cmocka_unit_test(two_flows_share_a_bottleneck),
         cmocka_unit_test(direct_port_times_a_fifo),
         cmocka_unit_test(direct_through_skips_the_arrival),
+        cmocka_unit_test(direct_port_bounded_by_the_buffer),
         cmocka_unit_test(ring_keeps_a_flow_behind_a_finished_head),
         cmocka_unit_test(conservation_and_determinism),
         cmocka_unit_test(ecn_marks_where_it_should),

@@ -222,13 +222,18 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
     /* v -> destinations: links id_d0 - 1 + k (after the n_src source links in
      * B and C, the u -> v link, and none before the fat links in A). A
      * context link queues, but as a FIFO that marks by its backlog, which a
-     * direct port computes without events. */
-    for (uint32_t k = 0; k < n_dst && env->o->is_direct_data; k++)
+     * direct port computes without events. Not with PFC: there the real
+     * last hop pauses v's ingress once its queue passes the PFC threshold,
+     * which a direct port cannot, and it would take whatever the link
+     * brings, faster than the destination's (residual) rate, without bound
+     * (docs/parsimon.md, "PFC"). */
+    int is_direct = env->o->is_direct_data && tl_params_get(env->p, "switch.pfc") == 0;
+    for (uint32_t k = 0; k < n_dst && is_direct; k++)
         if ((rc = tl_pktsim_set_direct_port(sim, 2 * ((kind == 0 ? 0 : n_src) + 1 + k), err)))
             goto done;
     /* the link itself (link n_src in B and C, 0 in A): every flow reaches v
-     * over it, and past v only direct ports follow */
-    if (env->o->is_direct_data &&
+     * over it, and past v (a host in C) only direct ports follow */
+    if (env->o->is_direct_data && (is_direct || kind == 2) &&
         (rc = tl_pktsim_set_direct_through(sim, 2 * (kind == 0 ? 0 : n_src), err)))
         goto done;
     if ((rc = tl_pktsim_run(sim, 0, NULL, err)))

@@ -80,6 +80,19 @@ static void cross_direct(tl_pktsim *s, port *q, uint32_t i, int64_t at)
     uint32_t bytes = k->wire_bytes;
     if (q->busy_until_ps > at) {
         uint64_t ahead = (uint64_t)((double)(q->busy_until_ps - at) * (double)q->rate_bps / 8e12);
+        /* Admission as enqueue's, as if q had the switch's buffer to itself.
+         * Without a bound a FIFO fed faster than it drains grows without
+         * end, and once its delay passes the RTO the senders' go-back-N
+         * resends feed it faster still (docs/pktsim.md). PFC would pause
+         * instead of dropping, which a direct port cannot: the caller keeps
+         * direct ports to lossy fabrics (tl_pktsim_set_direct_port). */
+        if (ahead + bytes > s->buffer_bytes ||
+            (double)(ahead + bytes) > s->dt_alpha * (double)(s->buffer_bytes - ahead)) {
+            q->drops++;
+            s->st.n_drops++;
+            free_pkt(s, i);
+            return;
+        }
         if (s->qp->on_enqueue(q->qp_state, ahead + bytes, bytes, at, &s->rng) ||
             s->qp->on_dequeue(q->qp_state, ahead, bytes, at, &s->rng))
             mark(s, q, k);
@@ -1280,6 +1293,9 @@ int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err)
         s->node_sw[s->ports[chan].to] != NONE)
         return tl_err_set(err, TL_EINVAL, "direct port: channel %u is not a switch-to-host link",
                           chan);
+    if (s->is_pfc)
+        return tl_err_set(err, TL_EINVAL, "direct port: channel %u: not with PFC (a direct port "
+                          "cannot pause its upstream)", chan);
     s->ports[chan].is_direct = 1;
     return 0;
 }
