@@ -475,6 +475,16 @@ static void pass_through_links(void **state)
     tl_world_fini(&w);
 }
 
+/* 16 x 1 MB into one host on a 100 Gb/s leaf-spine under congestion
+ * control CC (a string literal). */
+#define INCAST_100G(CC)                                                                         \
+    "{\"seed\": 1, \"topology\": {\"type\": \"leaf_spine\", \"leaves\": 4, \"spines\": 2, "   \
+    "\"hosts_per_leaf\": 8, \"host_link_bps\": \"100Gbps\", \"fabric_link_bps\": \"100Gbps\", " \
+    "\"link_delay_ns\": 1000}, \"workload\": {\"flows\": 16, \"classes\": [{\"sizes\": "      \
+    "{\"dist\": \"fixed\", \"mean_bytes\": 1000000}, \"spatial\": {\"type\": \"incast\", "  \
+    "\"senders\": 16, \"destination\": 0}, \"arrival\": {\"process\": \"simultaneous\"}}]}, " \
+    "\"transport\": {\"cc\": \"" CC "\"}}"
+
 /* The incast of examples/incast-16to1.json: 16 hosts of three other leaves
  * send 1 MB each at once to one host. Its last hop is the bottleneck;
  * DCTCP holds every flow to a sixteenth of it, so the leaf-to-spine and
@@ -488,13 +498,7 @@ static void incast_residual_context(void **state)
 {
     (void)state;
     tl_world w;
-    tu_world_make(&w, "{\"seed\": 1, \"topology\": {\"type\": \"leaf_spine\", \"leaves\": 4, "
-                      "\"spines\": 2, \"hosts_per_leaf\": 8, \"host_link_bps\": \"100Gbps\", "
-                      "\"fabric_link_bps\": \"100Gbps\", \"link_delay_ns\": 1000}, "
-                      "\"workload\": {\"flows\": 16, \"classes\": [{\"sizes\": {\"dist\": "
-                      "\"fixed\", \"mean_bytes\": 1000000}, \"spatial\": {\"type\": \"incast\", "
-                      "\"senders\": 16, \"destination\": 0}, \"arrival\": {\"process\": "
-                      "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp\"}}");
+    tu_world_make(&w, INCAST_100G("dctcp"));
     double r99 = pktsim_p99(&w), e99[2];
     tl_parsimon_opts o;
     tl_parsimon_opts_default(&o);
@@ -545,13 +549,7 @@ static void pfc_link_simulations_queue(void **state)
 {
     (void)state;
     tl_world w;
-    tu_world_make(&w, "{\"seed\": 1, \"topology\": {\"type\": \"leaf_spine\", \"leaves\": 4, "
-                      "\"spines\": 2, \"hosts_per_leaf\": 8, \"host_link_bps\": \"100Gbps\", "
-                      "\"fabric_link_bps\": \"100Gbps\", \"link_delay_ns\": 1000}, "
-                      "\"workload\": {\"flows\": 16, \"classes\": [{\"sizes\": {\"dist\": "
-                      "\"fixed\", \"mean_bytes\": 1000000}, \"spatial\": {\"type\": \"incast\", "
-                      "\"senders\": 16, \"destination\": 0}, \"arrival\": {\"process\": "
-                      "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dcqcn\"}}");
+    tu_world_make(&w, INCAST_100G("dcqcn"));
     assert_true(tl_params_get(&w.sc.params, "switch.pfc") != 0);
     double r99 = pktsim_p99(&w);
     tl_parsimon_opts o;
