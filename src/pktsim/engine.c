@@ -66,6 +66,19 @@ static void deliver(tl_pktsim *s, uint32_t i, int64_t now);
 
 static inline void mark(tl_pktsim *s, port *p, pkt *k);
 
+/* Whether a switch whose shared buffer holds used bytes takes a packet of
+ * bytes into a port queue of q_bytes: it must fit the buffer and, without
+ * PFC, the port's dynamic threshold (dt_alpha times the free buffer). With
+ * PFC the threshold does not apply: pauses keep the buffer from filling,
+ * and only a full buffer drops. */
+static inline int admits(const tl_pktsim *s, uint64_t used, uint64_t q_bytes, uint32_t bytes,
+                         int is_pfc)
+{
+    if (used + bytes > s->buffer_bytes)
+        return 0;
+    return is_pfc || (double)(q_bytes + bytes) <= s->dt_alpha * (double)(s->buffer_bytes - used);
+}
+
 /* Data packet i reaches, at time at, the switch whose direct port q
  * (tl_pktsim_set_direct_port) leads to its destination: q's FIFO, computed
  * at once, times its delivery there. Only the packet's own flow sees that
@@ -86,8 +99,7 @@ static void cross_direct(tl_pktsim *s, port *q, uint32_t i, int64_t at)
          * resends feed it faster still (docs/pktsim.md). PFC would pause
          * instead of dropping, which a direct port cannot: the caller keeps
          * direct ports to lossy fabrics (tl_pktsim_set_direct_port). */
-        if (ahead + bytes > s->buffer_bytes ||
-            (double)(ahead + bytes) > s->dt_alpha * (double)(s->buffer_bytes - ahead)) {
+        if (!admits(s, ahead, ahead, bytes, 0)) {
             q->drops++;
             s->st.n_drops++;
             free_pkt(s, i);
@@ -270,12 +282,7 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
         return;
     }
     if (p->sw != NONE) {
-        uint64_t used = s->sw_used[p->sw];
-        double free_bytes = (double)sw_free_bytes(s, p->sw);
-        /* With PFC the dynamic threshold does not apply: pauses keep the buffer
-         * from filling, and only a full buffer drops. */
-        if (used + k->wire_bytes > s->buffer_bytes ||
-            (!s->is_pfc && (double)(p->q_bytes + k->wire_bytes) > s->dt_alpha * free_bytes)) {
+        if (!admits(s, s->sw_used[p->sw], p->q_bytes, k->wire_bytes, s->is_pfc)) {
             p->drops++;
             s->st.n_drops++;
             free_pkt(s, i);
