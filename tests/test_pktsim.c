@@ -390,6 +390,34 @@ static void pfc_pauses_upstream_in_time(void **state)
     world_free(&w);
 }
 
+/* With PFC the RTO is nic.rto_lossless_ps (never, by default), not
+ * nic.rto_ps: the incast with a 1 us nic.rto_ps, far below its round trips,
+ * has no timeout; with the lossless RTO at 1 us it has, and still completes. */
+static void pfc_takes_the_lossless_rto(void **state)
+{
+    for (int lossless = 0; lossless < 2; lossless++) {
+        world w;
+        char json[2048];
+        snprintf(json, sizeof json, INCAST, "");
+        tu_world_make(&w, json);
+        tl_params_set(&w.sc.params, lossless ? "nic.rto_lossless_ps" : "nic.rto_ps", 1e6, NULL);
+        tl_err err;
+        tl_err_clear(&err);
+        tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
+        assert_non_null(s);
+        assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(s, &st);
+        assert_int_equal(st.n_flows_done, 16);
+        assert_int_equal(st.n_drops, 0);
+        if (lossless ? st.n_timeouts == 0 : st.n_timeouts != 0)
+            fail_msg("1 us %s: %llu timeouts", lossless ? "nic.rto_lossless_ps" : "nic.rto_ps",
+                     (unsigned long long)st.n_timeouts);
+        tl_pktsim_destroy(s);
+        world_free(&w);
+    }
+}
+
 /* Dynamic PFC thresholds (switch.pfc_shift 3, as ns-3's HPCC fork): with a
  * 400 KB buffer an ingress may hold at most the free buffer / 8 < 50 KB, so
  * every ingress of a switch (all links 100 Gb/s) pauses below the fixed XOFF (100 KB),
@@ -567,9 +595,10 @@ static void link_failure_reroutes(void **state)
 
 /* n_hosts 10 Gb/s hosts on one switch (node n_hosts), host k's link with
  * delay_ps[k]: flows f run through pktsim with cc and knobs p, results in
- * res (f->n flows). */
+ * res (f->n flows) and, if st is not NULL, the run's counters in *st. */
 static void star_pktsim(uint32_t n_hosts, const int64_t *delay_ps, const tl_flows *f,
-                        const tl_params *p, const char *cc, tl_flow_result *res)
+                        const tl_params *p, const char *cc, tl_flow_result *res,
+                        tl_pktsim_stats *st)
 {
     tl_err err;
     tl_err_clear(&err);
@@ -587,6 +616,8 @@ static void star_pktsim(uint32_t n_hosts, const int64_t *delay_ps, const tl_flow
     assert_non_null(s);
     assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
     memcpy(res, tl_pktsim_results(s), f->n * sizeof *res);
+    if (st)
+        tl_pktsim_get_stats(s, st);
     tl_pktsim_destroy(s);
     tl_routes_destroy(r);
     tl_topo_destroy(t);
@@ -612,7 +643,7 @@ static void star_run(int is_lead, tl_flow_result *res, size_t n)
                            .start_ps = (int64_t)(i / 12) * 300000000 + (int64_t)(i % 12) * 137011, .src = (uint32_t)(i % 6), .dst = 6};
     tl_params p;
     assert_int_equal(tl_params_init(&p, NULL), 0);
-    star_pktsim(7, delay, &f, &p, "timely", res);
+    star_pktsim(7, delay, &f, &p, "timely", res, NULL);
     tl_params_fini(&p);
     free(f.v);
 }
@@ -666,13 +697,79 @@ static void paced_flow_does_not_hold_the_nic(void **state)
     tl_params_set(&p, "timely.t_high_ps", 1000, NULL);
     tl_params_set(&p, "timely.delta_bps", 100e6, NULL);
     tl_flow_result res[2];
-    star_pktsim(3, delay, &f, &p, "timely", res);
+    star_pktsim(3, delay, &f, &p, "timely", res, NULL);
     assert_true(res[0].fct_ps > 50 * res[0].ideal_ps); /* A is paced slowly */
     if (res[1].fct_ps > res[1].ideal_ps + 1000000)
         fail_msg("flow B: FCT %lld ps, ideal %lld ps", (long long)res[1].fct_ps,
                  (long long)res[1].ideal_ps);
     tl_params_fini(&p);
     free(f.v);
+}
+
+/* A paced flow waits longer between two packets than the RTO with nothing
+ * in flight: TIMELY throttled to 100 Mb/s sends a packet every 84 us, each
+ * acknowledged within a few us, on a lossless star with a 20 us RTO. Its
+ * timer must not fire between packets: no timeout, no packet sent twice.
+ * (A timer left armed once the last packet in flight was acknowledged
+ * counted a timeout and cut the rate again on every idle gap, which on
+ * DCQCN's 1 Mb/s floor, 8 ms a packet, came to every 1 ms RTO.) */
+static void idle_paced_flow_does_not_time_out(void **state)
+{
+    (void)state;
+    static const int64_t delay[2] = {1000000, 1000000};
+    tl_flows f;
+    tl_flows_init(&f);
+    f.v = calloc(1, sizeof *f.v);
+    f.n = f.cap = 1;
+    f.v[0] = (tl_flow){.id = 0, .size_bytes = 100000, .start_ps = 0, .src = 0, .dst = 1};
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    tl_params_set(&p, "timely.t_low_ps", 1000, NULL);
+    tl_params_set(&p, "timely.t_high_ps", 1000, NULL);
+    tl_params_set(&p, "timely.delta_bps", 100e6, NULL);
+    tl_params_set(&p, "nic.rto_ps", 20e6, NULL);
+    tl_flow_result res[1];
+    tl_pktsim_stats st;
+    star_pktsim(2, delay, &f, &p, "timely", res, &st);
+    assert_true(res[0].fct_ps > 50 * res[0].ideal_ps); /* paced, gaps above the RTO */
+    assert_int_equal(st.n_drops, 0);
+    assert_int_equal(st.n_timeouts, 0);
+    assert_int_equal(st.n_retx_pkts, 0);
+    tl_params_fini(&p);
+    free(f.v);
+}
+
+/* Sixteen one-packet flows into one host through a switch that holds two
+ * packets, no PFC: most are dropped, and with no later packet to reveal the
+ * gap only the RTO (1 ms) brings them back. Every flow completes, each drop
+ * costs a timeout, and a flow that timed out took at least the RTO. */
+static void lone_packet_drops_come_back_by_rto(void **state)
+{
+    (void)state;
+    world w;
+    tu_world_make(&w, "{\"topology\": {\"type\": \"leaf_spine\", \"leaves\": 4, \"spines\": 2, "
+                      "\"hosts_per_leaf\": 8}, \"workload\": {\"flows\": 16, \"classes\": [{\"sizes\": "
+                      "{\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": "
+                      "\"incast\", \"senders\": 16, \"destination\": 0}, \"arrival\": {\"process\": "
+                      "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dctcp\", \"switch\": "
+                      "{\"buffer_bytes\": 2200}}}");
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dctcp", 1, &err);
+    assert_non_null(s);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    assert_int_equal(st.n_flows_done, 16);
+    assert_true(st.n_drops > 0);
+    assert_int_equal(st.n_timeouts, st.n_drops);
+    const tl_flow_result *r = tl_pktsim_results(s);
+    size_t n_late = 0;
+    for (size_t i = 0; i < 16; i++)
+        n_late += r[i].fct_ps > 1000 * 1000000LL;
+    assert_true(n_late > 0 && n_late <= st.n_drops);
+    tl_pktsim_destroy(s);
+    world_free(&w);
 }
 
 static void bad_configurations(void **state)
@@ -720,10 +817,13 @@ int main(void)
         cmocka_unit_test(incast_with_pfc),
         cmocka_unit_test(pfc_pauses_upstream_in_time),
         cmocka_unit_test(pfc_dynamic_threshold),
+        cmocka_unit_test(pfc_takes_the_lossless_rto),
         cmocka_unit_test(runtime_knob_change),
         cmocka_unit_test(link_failure_reroutes),
         cmocka_unit_test(delay_free_nic_link),
         cmocka_unit_test(paced_flow_does_not_hold_the_nic),
+        cmocka_unit_test(idle_paced_flow_does_not_time_out),
+        cmocka_unit_test(lone_packet_drops_come_back_by_rto),
         cmocka_unit_test(bad_configurations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,9 +43,6 @@
  * (offered load over a short arrival span can exceed the rate). */
 #define RESIDUAL_FLOOR 0.1
 
-/* nic.rto_ps's largest value (10 s): the RTO of a lossless link simulation. */
-#define RTO_NEVER_PS 1e13
-
 /* Local hosts for the distinct original hosts of one side, in first-seen
  * order. idx (n_nodes of t, zeroed) holds local index + 1 per original host. */
 typedef struct side {
@@ -222,18 +219,12 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
         goto done;
     }
     tl_pktsim_set_direct_acks(sim, env->o->is_direct_acks);
-    /* With PFC nothing is dropped, so a timeout can only be spurious: a
-     * round trip past the RTO. A link simulation's round trips are not the
-     * network's (its other hops are replaced by residual rates, and a slow
-     * destination's queue pauses the whole link), and a rate-based CC
-     * without a window resends its whole remaining flow on a timeout
-     * (go-back-N), which here feeds on itself: on the suite's t10 the link
-     * simulations had tens of thousands of timeouts where the truth had
-     * none (docs/parsimon.md, "PFC"). So the link simulations of a lossless
-     * fabric never time out. */
+    /* With PFC the link simulation times out as the network does, after
+     * nic.rto_lossless_ps (never, by default): its round trips are not the
+     * network's (the other hops are residual rates, a slow destination's
+     * queue pauses the whole link), so a shorter RTO fired where the truth
+     * had none and fed on itself (docs/parsimon.md, "PFC"). */
     int is_pfc = tl_params_get(env->p, "switch.pfc") != 0;
-    if (is_pfc && (rc = tl_pktsim_set_param(sim, "nic.rto_ps", RTO_NEVER_PS, err)))
-        goto done;
     /* v -> destinations: links id_d0 - 1 + k (after the n_src source links in
      * B and C, the u -> v link, and none before the fat links in A). A
      * context link queues, but as a FIFO that marks by its backlog, which a

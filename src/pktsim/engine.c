@@ -404,6 +404,7 @@ static uint32_t make_data(tl_pktsim *s, uint32_t fi, int64_t now)
     } else {
         s->st.n_retx_pkts++;
     }
+    int was_idle = f->snd_una >= f->snd_nxt; /* nothing in flight before this packet */
     f->snd_nxt += k->payload_bytes;
     if (f->snd_nxt > f->io.snd_nxt)
         f->io.snd_nxt = f->snd_nxt;
@@ -414,6 +415,11 @@ static uint32_t make_data(tl_pktsim *s, uint32_t fi, int64_t now)
         f->is_rto_armed = 1;
         f->rto_deadline_ps = now + s->rto_ps;
         tl_heap_push(&s->heap, f->rto_deadline_ps, fi, EV_RTO, 0);
+    } else if (was_idle) {
+        /* The timer still runs from the last ACK, which acknowledged all: the
+         * RTO counts from this packet, not from that ACK (the pending event
+         * finds the later deadline and sleeps again). */
+        f->rto_deadline_ps = now + s->rto_ps;
     }
     return i;
 }
@@ -681,7 +687,11 @@ static void on_rto(tl_pktsim *s, uint32_t fi, int64_t now)
         tl_heap_push(&s->heap, f->rto_deadline_ps, fi, EV_RTO, 0);
         return;
     }
-    if (f->snd_una == f->snd_nxt && f->snd_nxt >= f->size_bytes) {
+    if (f->snd_una >= f->snd_nxt) {
+        /* Nothing in flight: a paced flow between two packets (DCQCN at its
+         * floor waits 8 ms for the next). Its next packet arms the timer
+         * afresh; left armed, the timer fired on every idle RTO and then
+         * went back over a packet sent a moment before. */
         f->is_rto_armed = 0;
         return;
     }
@@ -908,7 +918,7 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     s->cnp_interval_ps = (int64_t)tl_params_get(p, "dcqcn.min_time_between_cnps_ps");
     s->buffer_bytes = buffer;
     s->dt_alpha = tl_params_get(p, "switch.dt_alpha");
-    s->rto_ps = (int64_t)tl_params_get(p, "nic.rto_ps");
+    s->rto_ps = (int64_t)tl_params_get(p, is_pfc ? "nic.rto_lossless_ps" : "nic.rto_ps");
     s->is_pfc = is_pfc;
     s->pfc_xoff_bytes = xoff;
     s->pfc_xon_bytes = xon;
