@@ -390,7 +390,7 @@ static void pfc_pauses_upstream_in_time(void **state)
     world_free(&w);
 }
 
-/* With PFC the RTO is nic.rto_lossless_ps (never, by default), not
+/* With PFC the RTO is nic.rto_lossless_ps (67 ms), not
  * nic.rto_ps: the incast with a 1 us nic.rto_ps, far below its round trips,
  * has no timeout; with the lossless RTO at 1 us it has, and still completes. */
 static void pfc_takes_the_lossless_rto(void **state)

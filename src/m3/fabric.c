@@ -619,10 +619,11 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
         snprintf(sizes, sizeof sizes, ", sizes %s", size_law_name(o));
     snprintf(header, sizeof header,
              "# tailor m3 fabric paths: schema %d, seed %llu, cc %s, paths %u, flows %d, "
-             "mean size to %g, bytes %s, quantiles %d%s%s%s%s",
+             "mean size to %g, bytes %s, quantiles %d%s%s%s%s, labels %d",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
              lim.max_flows, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
-             sizes, o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "", pfc);
+             sizes, o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "", pfc,
+             M3_LABELS_VERSION);
     truth_src reuse, *src = truth_from ? &reuse : NULL;
     if (src && truth_src_load(src, truth_from, header, err))
         return err && err->code ? err->code : TL_EINVAL;

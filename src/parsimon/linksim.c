@@ -220,10 +220,10 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
     }
     tl_pktsim_set_direct_acks(sim, env->o->is_direct_acks);
     /* With PFC the link simulation times out as the network does, after
-     * nic.rto_lossless_ps (never, by default): its round trips are not the
-     * network's (the other hops are residual rates, a slow destination's
-     * queue pauses the whole link), so a shorter RTO fired where the truth
-     * had none and fed on itself (docs/parsimon.md, "PFC"). */
+     * nic.rto_lossless_ps (67 ms): its round trips are not the network's
+     * (the other hops are residual rates, a slow destination's queue pauses
+     * the whole link), so the 1 ms RTO fired where the truth had no
+     * timeout and fed on itself (docs/parsimon.md, "PFC"). */
     int is_pfc = tl_params_get(env->p, "switch.pfc") != 0;
     /* v -> destinations: links id_d0 - 1 + k (after the n_src source links in
      * B and C, the u -> v link, and none before the fat links in A). A

@@ -28,10 +28,11 @@ static const tl_param_def pktsim_params[] = {
     {"nic.rto_ps", TL_UNIT_PS, 1e9, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
      "Retransmission timeout: go-back-N from the first unacked byte when no ACK came for this "
      "long (1 ms), on a fabric without PFC."},
-    {"nic.rto_lossless_ps", TL_UNIT_PS, 1e13, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
-     "Retransmission timeout with switch.pfc on: by default 10 s, i.e. never within a run, as "
-     "ns-3's HPCC fork (no sender timeout): nothing is dropped, so a timeout could only be a "
-     "round trip past it, and a window-less CC (DCQCN, TIMELY) would resend all it sent."},
+    {"nic.rto_lossless_ps", TL_UNIT_PS, 67108864000, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
+     "Retransmission timeout with switch.pfc on: a RoCE NIC's local ACK timeout, 4.096 us x "
+     "2^14 (67 ms; perftest's default exponent). Lossless fabrics drop only when a switch's "
+     "buffer is full; a shorter timeout fires on round trips stretched by PAUSEs, and a "
+     "window-less CC (DCQCN, TIMELY) then resends all it has in flight."},
     {"nic.ack_every_pkts", TL_UNIT_NONE, 1, 1, 1024, 1, TL_DIR_UP_THROUGHPUT,
      "ACK coalescing: the receiver acknowledges every this many in-order data packets (and at "
      "once on an ECN mark, a gap or the flow's last byte); 1 = one ACK per packet (ns-3 HPCC "
