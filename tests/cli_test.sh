@@ -311,7 +311,7 @@ check "mixture samples leave no size-law file behind" test "$(ls -A "$tmp/m3mix"
 "$bin" m3 gen-data "$tmp/m3mix2" --sizes mixture --samples 4 --quiet 2>"$tmp/err" >/dev/null
 check "--sizes mixture without a fabric kind is refused" test $? -eq 2
 "$bin" m3 gen-data "$tmp/m3mix3" --kind fabric --sizes mixture3 --samples 40 --cc dctcp-rate --quiet >/dev/null
-check "three-part mixture samples say so" grep -q "sizes mixture3$" "$tmp/m3mix3/fabric.csv"
+check "three-part mixture samples say so" grep -q "sizes mixture3, labels [0-9]*$" "$tmp/m3mix3/fabric.csv"
 check "three-part and two-part mixtures draw different flows" \
     test "$(sed -n 2p "$tmp/m3mix/fabric.csv")" != "$(sed -n 2p "$tmp/m3mix3/fabric.csv")"
 "$bin" m3 gen-data "$tmp/m3mix3" --kind fabric --sizes mixture --samples 80 --cc dctcp-rate --quiet 2>"$tmp/err" >/dev/null
@@ -319,7 +319,7 @@ check "a three-part folder is not extended with two-part samples" test $? -eq 2
 "$bin" m3 gen-data "$tmp/m3mix2" --sizes mixture3 --samples 4 --quiet 2>"$tmp/err" >/dev/null
 check "--sizes mixture3 without a fabric kind is refused, by name" grep -q "sizes mixture3 needs" "$tmp/err"
 "$bin" m3 gen-data "$tmp/m3meas" --kind fabric --sizes measured --samples 40 --cc dctcp-rate --quiet >/dev/null
-check "measured-law samples say so" grep -q "sizes measured$" "$tmp/m3meas/fabric.csv"
+check "measured-law samples say so" grep -q "sizes measured, labels [0-9]*$" "$tmp/m3meas/fabric.csv"
 check "measured-law samples leave no size-law file behind" test "$(ls -A "$tmp/m3meas")" = fabric.csv
 "$bin" m3 gen-data "$tmp/m3meas2" --kind fabric --sizes measure --samples 40 --quiet 2>"$tmp/err" >/dev/null
 check "an unknown --sizes is refused" test $? -eq 2
@@ -375,7 +375,7 @@ check "a model without it records no leaf_refit" test -z "$(grep -ao leaf_refit 
 "$bin" m3 train "$tmp/m3fab" "$tmp/m3loc" -o "$tmp/m3two.model" --trees 10 --depth 3 --quiet >/dev/null
 check "m3 train takes two folders" test $? -eq 0
 check "a two-folder training reads both folders' paths" grep -q "^paths 480 " "$tmp/m3two.model.log"
-check "a two-folder model records both folders' data" grep -aq "traffic local\"" "$tmp/m3two.model"
+check "a two-folder model records both folders' data" grep -aq "traffic local, labels [0-9]*\"" "$tmp/m3two.model"
 "$bin" m3 train "$tmp/m3fab" "$tmp/m3net" -o "$tmp/m3bad.model" --quiet 2>"$tmp/err" >/dev/null
 check "m3 train refuses folders with other paths per fabric" grep -q "expected 40 paths per scenario" "$tmp/err"
 check "and writes no model" test ! -e "$tmp/m3bad.model"
