@@ -690,8 +690,8 @@ static void on_rto(tl_pktsim *s, uint32_t fi, int64_t now)
     if (f->snd_una >= f->snd_nxt) {
         /* Nothing in flight: a paced flow between two packets (DCQCN at its
          * floor waits 8 ms for the next). Its next packet arms the timer
-         * afresh; left armed, the timer fired on every idle RTO and then
-         * went back over a packet sent a moment before. */
+         * afresh; left armed, the timer counted a timeout and cut the rate
+         * (cc_loss) on every idle RTO. */
         f->is_rto_armed = 0;
         return;
     }
