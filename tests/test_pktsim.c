@@ -446,6 +446,28 @@ static void pfc_dynamic_threshold(void **state)
                  (unsigned long long)worst[0]);
 }
 
+/* Lossless means lossless: with a 30 KB shared buffer, far below what 16
+ * senders put in flight, the incast neither drops nor times out (run_incast)
+ * under fixed thresholds (XOFF 100 KB, beyond the buffer, so only the
+ * headroom pauses) or dynamic ones. The packets a full shared buffer could
+ * not take went to the ingress headroom; without it they were dropped. */
+static void pfc_headroom_keeps_a_small_buffer_lossless(void **state)
+{
+    for (int dyn = 0; dyn < 2; dyn++) {
+        world w;
+        tl_pktsim *s = run_incast(dyn ? ", \"buffer_bytes\": 30000, \"pfc_shift\": 3"
+                                      : ", \"buffer_bytes\": 30000",
+                                  &w);
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(s, &st);
+        assert_int_equal(st.n_timeouts, 0);
+        if (st.n_headroom_pkts == 0)
+            fail_msg("%s thresholds: no packet used the headroom", dyn ? "dynamic" : "fixed");
+        tl_pktsim_destroy(s);
+        world_free(&w);
+    }
+}
+
 /* A direct port admits as a switch port would (tl_pktsim_set_direct_port):
  * INCAST's 16-to-1 without PFC and without marks (K out of reach), so only
  * drops slow DCTCP's windows, with leaf -> host 0 (channel 1) a direct port.
@@ -817,6 +839,7 @@ int main(void)
         cmocka_unit_test(incast_with_pfc),
         cmocka_unit_test(pfc_pauses_upstream_in_time),
         cmocka_unit_test(pfc_dynamic_threshold),
+        cmocka_unit_test(pfc_headroom_keeps_a_small_buffer_lossless),
         cmocka_unit_test(pfc_takes_the_lossless_rto),
         cmocka_unit_test(runtime_knob_change),
         cmocka_unit_test(link_failure_reroutes),

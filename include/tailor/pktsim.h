@@ -25,8 +25,11 @@
 
 /* Bumped whenever a change alters pktsim's results for the same input, so
  * that stored ground truth (tailor demo's out/cache/) is not reused across
- * it. 2: a NIC re-arms its transmit-done earlier than a paced flow's wake. */
-#define TL_PKTSIM_RESULTS_REV 2
+ * it. 2: a NIC re-arms its transmit-done earlier than a paced flow's wake.
+ * 3: the retransmission timer stops when all is acknowledged, lossless
+ * fabrics time out after nic.rto_lossless_ps, and PFC switches keep
+ * headroom. */
+#define TL_PKTSIM_RESULTS_REV 3
 
 typedef struct tl_pktsim tl_pktsim;
 
@@ -122,6 +125,7 @@ typedef struct tl_pktsim_stats {
     uint64_t bytes_sent, bytes_delivered; /* payload: first transmissions, in-order arrivals */
     uint64_t n_flows_done, n_flows_active, n_flows_unreachable;
     uint64_t n_fail_drops;           /* packets lost with failed links */
+    uint64_t n_headroom_pkts;        /* PFC: packets a full shared buffer sent to headroom */
     uint64_t n_rtt_samples;          /* ACKs that carried an RTT sample */
     double rtt_sum_ps, rtt_max_ps;   /* over those samples */
     uint64_t max_pending_events; /* largest event-heap population seen */

@@ -119,8 +119,9 @@ void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
 /* Version of pktsim's labels, named in a training folder's header so that a
  * folder labelled by an older truth is neither extended nor reused
  * (--truth-from): 2 since pktsim's timer stops when all is acknowledged and
- * lossless fabrics time out after nic.rto_lossless_ps (docs/m3.md). */
-#define M3_LABELS_VERSION 2
+ * lossless fabrics time out after nic.rto_lossless_ps, 3 since PFC switches
+ * keep headroom and so never drop (docs/m3.md). */
+#define M3_LABELS_VERSION 3
 /* The first schema whose features of cc are this build's: schema 6 changed
  * only TIMELY's reference and schema 7 only DCQCN's, so the other CCs'
  * schema-5 models stay valid.

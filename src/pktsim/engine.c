@@ -225,8 +225,9 @@ static inline uint64_t sw_free_bytes(const tl_pktsim *s, uint32_t sw)
 
 /* The PAUSE threshold of ingress channel in at switch sw: fixed
  * (pfc_xoff_bytes), or with switch.pfc_shift the switch's free buffer
- * / 2^shift, as the HPCC fork's SwitchMmu::GetPfcThreshold (which also sets
- * aside per-port headroom and a 4 KB reserve, not modelled here). */
+ * / 2^shift, as the HPCC fork's SwitchMmu::GetPfcThreshold. Its headroom
+ * (hdrm_cap) lies outside that buffer; its 4 KB per-queue reserve is not
+ * modelled. */
 static inline uint64_t pfc_threshold(const tl_pktsim *s, const port *in, uint32_t sw)
 {
     return s->is_pfc_dynamic ? sw_free_bytes(s, sw) >> in->pfc_shift : s->pfc_xoff_bytes;
@@ -234,9 +235,33 @@ static inline uint64_t pfc_threshold(const tl_pktsim *s, const port *in, uint32_
 
 static inline int pfc_should_resume(const tl_pktsim *s, const port *in, uint32_t sw)
 {
+    if (in->hdrm_bytes)
+        return 0;
     if (!s->is_pfc_dynamic)
         return in->ingress_bytes < s->pfc_xon_bytes;
     return in->ingress_bytes == 0 || in->ingress_bytes + PFC_RESUME_OFFSET <= pfc_threshold(s, in, sw);
+}
+
+/* Frees the switch buffer that packet k held at port p. With PFC its
+ * ingress channel's headroom drains first, as in the HPCC fork's SwitchMmu
+ * (whichever of its packets leaves), then the shared buffer; the ingress
+ * may then resume. */
+static void release_buffer(tl_pktsim *s, const port *p, const pkt *k, int64_t now)
+{
+    if (p->sw == NONE)
+        return;
+    uint64_t b = k->wire_bytes;
+    if (!s->is_pfc) {
+        s->sw_used[p->sw] -= b;
+        return;
+    }
+    port *in = &s->ports[k->in_chan];
+    uint64_t h = in->hdrm_bytes < b ? in->hdrm_bytes : b;
+    in->hdrm_bytes -= h;
+    in->ingress_bytes -= b - h;
+    s->sw_used[p->sw] -= b - h;
+    if (in->is_pause_sent && pfc_should_resume(s, in, p->sw))
+        send_pfc(s, in, 0, now);
 }
 
 static uint32_t dequeue(tl_pktsim *s, port *p, int64_t now)
@@ -251,15 +276,7 @@ static uint32_t dequeue(tl_pktsim *s, port *p, int64_t now)
             p->q_tail[c] = NONE;
         q_account(p, now);
         p->q_bytes -= k->wire_bytes;
-        if (p->sw != NONE) {
-            s->sw_used[p->sw] -= k->wire_bytes;
-            if (s->is_pfc) {
-                port *in = &s->ports[k->in_chan];
-                in->ingress_bytes -= k->wire_bytes;
-                if (in->is_pause_sent && pfc_should_resume(s, in, p->sw))
-                    send_pfc(s, in, 0, now);
-            }
-        }
+        release_buffer(s, p, k, now);
         if (k->kind == PK_DATA &&
             s->qp->on_dequeue(p->qp_state, p->q_bytes, k->wire_bytes, now, &s->rng))
             mark(s, p, k);
@@ -282,21 +299,29 @@ static void enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
         return;
     }
     if (p->sw != NONE) {
-        if (!admits(s, s->sw_used[p->sw], p->q_bytes, k->wire_bytes, s->is_pfc)) {
+        /* With PFC, what the full shared buffer cannot take goes to the
+         * ingress channel's headroom, kept for the bytes still arriving
+         * after a PAUSE; headroom in use pauses too (SwitchMmu). */
+        port *in = s->is_pfc ? &s->ports[k->in_chan] : NULL;
+        if (admits(s, s->sw_used[p->sw], p->q_bytes, k->wire_bytes, s->is_pfc)) {
+            s->sw_used[p->sw] += k->wire_bytes;
+            if (in) {
+                in->ingress_bytes += k->wire_bytes;
+                if (in->ingress_bytes > in->max_ingress_bytes)
+                    in->max_ingress_bytes = in->ingress_bytes;
+            }
+        } else if (in && in->hdrm_bytes + k->wire_bytes <= in->hdrm_cap) {
+            in->hdrm_bytes += k->wire_bytes;
+            s->st.n_headroom_pkts++;
+        } else {
             p->drops++;
             s->st.n_drops++;
             free_pkt(s, i);
             return;
         }
-        s->sw_used[p->sw] += k->wire_bytes;
-        if (s->is_pfc) {
-            port *in = &s->ports[k->in_chan];
-            in->ingress_bytes += k->wire_bytes;
-            if (in->ingress_bytes > in->max_ingress_bytes)
-                in->max_ingress_bytes = in->ingress_bytes;
-            if (!in->is_pause_sent && in->ingress_bytes > pfc_threshold(s, in, p->sw))
-                send_pfc(s, in, 1, now);
-        }
+        if (in && !in->is_pause_sent &&
+            (in->hdrm_bytes || in->ingress_bytes > pfc_threshold(s, in, p->sw)))
+            send_pfc(s, in, 1, now);
     }
     if (k->kind == PK_DATA &&
         s->qp->on_enqueue(p->qp_state, p->q_bytes + k->wire_bytes, k->wire_bytes, now, &s->rng))
@@ -931,6 +956,17 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     for (uint32_t c = 0; c < s->n_ports; c++)
         if (s->ports[c].is_host && s->ports[c].rate_bps < nic_bps)
             nic_bps = s->ports[c].rate_bps;
+    /* PFC headroom per ingress channel: what can still arrive once it is
+     * paused. The PAUSE takes one link delay to land, during which the
+     * bytes on the wire and those sent meanwhile (two delays at line rate)
+     * keep coming, then the packet being sent when it lands; plus the one
+     * that set it off. So a lossless fabric never drops (ns-3's third.cc
+     * gives 3 link delays at line rate). */
+    for (uint32_t c = 0; c < s->n_ports; c++) {
+        const port *q = &s->ports[c];
+        double bdp = (double)q->rate_bps * (double)q->prop_ps / 8e12;
+        s->ports[c].hdrm_cap = is_pfc ? 2 * (uint64_t)ceil(bdp) + 2 * (uint64_t)(mtu + hdr) : 0;
+    }
     for (uint32_t c = 0; c < s->n_ports; c++) {
         int sh = shift;
         for (uint64_t r = s->ports[c].rate_bps; r > nic_bps && sh > 0; r /= 2)
@@ -1045,8 +1081,7 @@ static void kill_port(tl_pktsim *s, port *p, int64_t now)
         while ((i = p->q_head[c]) != NONE) {
             p->q_head[c] = P(s, i)->next;
             p->q_bytes -= P(s, i)->wire_bytes;
-            if (p->sw != NONE)
-                s->sw_used[p->sw] -= P(s, i)->wire_bytes;
+            release_buffer(s, p, P(s, i), now);
             s->st.n_fail_drops++;
             free_pkt(s, i);
         }

@@ -63,7 +63,11 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     void *qp_state;     /* this port's queue-policy state (in tl_pktsim.qp_states) */
     uint32_t *ring_pkt; /* (ring_cap) */
     int64_t *ring_arr_ps;
-    uint64_t ingress_bytes; /* PFC: bytes at the far-end switch that arrived over this channel */
+    uint64_t ingress_bytes; /* PFC: shared-buffer bytes at the far-end switch that arrived over
+                             * this channel */
+    uint64_t hdrm_bytes;    /* PFC: bytes from this channel held in the far-end switch's
+                             * headroom (apart from ingress_bytes and the shared buffer) */
+    uint64_t hdrm_cap;      /* PFC: the headroom the far-end switch keeps for this channel */
     int64_t paused_since_ps;
     /* statistics */
     uint64_t bytes_tx, pkts_tx, marks, drops, max_q_bytes, max_ingress_bytes, n_pauses;
