@@ -120,6 +120,13 @@ int cmd_sweep(int argc, char **argv)
         for (int k = 0; k < n_sw; k++) {
             mo.is_keep_workloads |= tl_m3_knob_changes_features(sw[k].name, w.sc.cc);
             mo.is_keep_reference |= tl_m3_knob_changes_reference(sw[k].name, w.sc.cc);
+            /* the sweep still runs: another knob swept with it may matter */
+            if (!mo.is_path_pktsim && !mo.is_no_model && !tl_m3_knob_is_read(sw[k].name, w.sc.cc))
+                fprintf(stderr,
+                        "tailor sweep: warning: m3's model does not read %s under %s, so its "
+                        "values get the same estimate (docs/m3.md, \"Known limits\"); "
+                        "--engine parsimon or pktsim simulates it\n",
+                        sw[k].name, w.sc.cc);
         }
         m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &mo, &err);
         rc = m ? tl_m3_run(m, prog, &err) : err.code;

@@ -438,8 +438,15 @@ check "T_low moves the estimate" \
 # re-queues the kept reference, and each value equals a run made with it
 sed 's/"dctcp-rate"/"dcqcn"/' "$tmp/m3s.json" >"$tmp/m3d.json"
 "$bin" sweep "$tmp/m3d.json" --paths 50 --quiet --set switch.kmax_bytes_per_gbps=8KB,32KB \
-    -o "$tmp/m3dw" >/dev/null
+    -o "$tmp/m3dw" >/dev/null 2>"$tmp/err"
 check "a Kmax sweep under DCQCN runs (shipped DCQCN model)" test $? -eq 0
+check "a sweep of a knob the model reads does not warn" test ! -s "$tmp/err"
+# DCQCN's rates are not among the model's inputs: the sweep says so
+"$bin" sweep "$tmp/m3d.json" --paths 50 --quiet --set dcqcn.ai_rate_bps=5Mbps,50Mbps \
+    >"$tmp/m3dai" 2>"$tmp/err"
+check "a sweep of a knob the model does not read runs" test $? -eq 0
+check "and warns that the model does not read it" \
+    grep -q "m3's model does not read dcqcn.ai_rate_bps under dcqcn" "$tmp/err"
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set switch.kmax_bytes_per_gbps=32KB \
     -o "$tmp/m3d32" --quiet >/dev/null
 check "the Kmax sweep's 32 KB row is the run at 32 KB" \

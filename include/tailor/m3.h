@@ -65,6 +65,11 @@ int tl_m3_knob_changes_features(const char *name, const char *cc);
  * Kmax too), so that a repredict re-queues the kept reference
  * (is_keep_reference) without re-running flowsim. */
 int tl_m3_knob_changes_reference(const char *name, const char *cc);
+/* Whether the model reads the knob at all under cc (flowsim's input, the
+ * reference or the network configuration vector, m3.txt Table 4): a sweep
+ * over one it does not read (DCQCN's rates, for example) gives every value
+ * the same estimate. */
+int tl_m3_knob_is_read(const char *name, const char *cc);
 
 /* The network-wide summary (valid after run): counts are the workload's
  * own flows per bucket; mean and percentiles come from the mixture of the

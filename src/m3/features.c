@@ -51,6 +51,7 @@ _Static_assert(F_BN_MAP == F_BN_MEAN + 1 && F_BN_FRAC_IN == F_BN_MAP + 3 * N_IN,
 
 static const char *const cc_names[5] = {"dctcp", "dctcp-rate", "dcqcn", "hpcc", "timely"};
 
+/* The knobs read here are listed again in m3_knob_is_read. */
 void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft)
 {
     float *x = ft->shared;
@@ -106,6 +107,26 @@ int m3_knob_changes_features(const char *name, const char *cc)
 int m3_knob_changes_reference(const char *name, const char *cc)
 {
     return !strcmp(name, KMIN) || (!strcmp(cc, "dcqcn") && !strcmp(name, KMAX));
+}
+
+int m3_knob_is_read(const char *name, const char *cc)
+{
+    /* the knobs m3_features_config reads: change both together */
+    static const char *const any_cc[] = {"switch.buffer_bytes", "switch.pfc", KMIN, KMAX,
+                                         "switch.pmax"};
+    static const char *const per_cc[][2] = {
+        {"dctcp-rate", "dctcp_rate.window_bytes"}, {"dctcp", "dctcp.initial_window_pkts"},
+        {"hpcc", "hpcc.eta"},        {"hpcc", "hpcc.ai_bps"},
+        {"timely", "timely.t_low_ps"}, {"timely", "timely.t_high_ps"}};
+    if (m3_knob_changes_features(name, cc) || m3_knob_changes_reference(name, cc))
+        return 1;
+    for (size_t i = 0; i < sizeof any_cc / sizeof *any_cc; i++)
+        if (!strcmp(name, any_cc[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof per_cc / sizeof *per_cc; i++)
+        if (!strcmp(cc, per_cc[i][0]) && !strcmp(name, per_cc[i][1]))
+            return 1;
+    return 0;
 }
 
 /* Quantiles of xs[0..n) at qs into out (NaN for n == 0); sorts xs. */

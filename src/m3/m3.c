@@ -335,6 +335,8 @@ int tl_m3_knob_changes_reference(const char *name, const char *cc)
     return m3_knob_changes_reference(name, cc);
 }
 
+int tl_m3_knob_is_read(const char *name, const char *cc) { return m3_knob_is_read(name, cc); }
+
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
 {
     if (!s->is_run)

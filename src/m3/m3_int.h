@@ -182,6 +182,9 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
 int m3_knob_changes_features(const char *name, const char *cc);
 /* Kmin (and under DCQCN Kmax), the knobs the reference's queue term reads. */
 int m3_knob_changes_reference(const char *name, const char *cc);
+/* Whether the model's estimate under cc can depend on the knob: flowsim's
+ * input, the reference or the configuration vector reads it. */
+int m3_knob_is_read(const char *name, const char *cc);
 /* The reference's queue term: the wait a flow gets at a saturated switch hop
  * (docs/m3.md "Features"): M3_QUEUE_SHARE of the
  * time a queue of Kmin takes to drain, for DCTCP; M3_DCQCN_QUEUE_SHARE of
