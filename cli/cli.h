@@ -77,6 +77,10 @@ typedef struct cli_world {
 int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err);
 /* m3's options from the scenario's engine keys. */
 void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo);
+/* Warns on stderr, as `who`, of each knob of p that m3's model does not
+ * read (tl_m3_knob_is_read) and that differs from cc's defaults, the value
+ * its training data had: the estimate is that of the default. */
+void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who);
 void cli_world_fini(cli_world *w);
 
 int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,

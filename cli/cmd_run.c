@@ -191,6 +191,8 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
     const tl_engine_spec *es = &w->sc.engine;
     tl_m3_opts mo;
     cli_m3_opts(es, &mo);
+    if (!mo.is_no_model && !mo.is_path_pktsim)
+        cli_m3_warn_unread(&w->sc.params, w->sc.cc, "tailor run");
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
     tl_m3 *m = tl_m3_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed,

@@ -321,6 +321,42 @@ void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo)
     mo->n_threads = es->n_threads;
 }
 
+/* Whether knob name acts under cc at all: switch and NIC knobs always,
+ * CC knobs ("dctcp_rate.window_bytes") under their own CC only. */
+static int knob_applies(const char *name, const char *cc)
+{
+    const char *dot = strchr(name, '.');
+    size_t n = dot ? (size_t)(dot - name) : strlen(name);
+    if ((n == 6 && !strncmp(name, "switch", 6)) || (n == 3 && !strncmp(name, "nic", 3)))
+        return 1;
+    if (strlen(cc) != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (name[i] != (cc[i] == '-' ? '_' : cc[i]))
+            return 0;
+    return 1;
+}
+
+void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who)
+{
+    tl_params base;
+    if (tl_params_init(&base, NULL))
+        return;
+    const char *preset = tl_params_cc_default_preset(cc);
+    if (!preset || !tl_params_apply_preset(&base, preset, NULL))
+        for (size_t i = 0; i < tl_params_count() && i < p->n; i++) {
+            const char *name = tl_params_def(i)->name;
+            if (p->v[i] == base.v[i] || !knob_applies(name, cc) || tl_m3_knob_is_read(name, cc))
+                continue;
+            fprintf(stderr,
+                    "%s: warning: m3's model does not read %s, %g here and %g (%s's default) "
+                    "in its training data, so the estimate is that of the default (docs/m3.md, "
+                    "\"Known limits\"); --engine parsimon or pktsim simulates it\n",
+                    who, name, p->v[i], base.v[i], cc);
+        }
+    tl_params_fini(&base);
+}
+
 void cli_world_fini(cli_world *w)
 {
     tl_flows_fini(&w->flows);

@@ -447,6 +447,15 @@ check "a sweep of a knob the model reads does not warn" test ! -s "$tmp/err"
 check "a sweep of a knob the model does not read runs" test $? -eq 0
 check "and warns that the model does not read it" \
     grep -q "m3's model does not read dcqcn.ai_rate_bps under dcqcn" "$tmp/err"
+# so does a run whose scenario sets such a knob away from its CC's default
+"$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set dcqcn.rpg_min_rate_bps=100Mbps \
+    -o "$tmp/m3dmin" --quiet >/dev/null 2>"$tmp/err"
+check "a run with a knob the model does not read runs" test $? -eq 0
+check "and warns that the model does not read it, with both values" \
+    grep -q "does not read dcqcn.rpg_min_rate_bps, 1e+08 here and 1e+06 (dcqcn's default)" "$tmp/err"
+"$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set hpcc.eta=0.5 --set switch.pmax=0.5 \
+    -o "$tmp/m3dmin" --quiet >/dev/null 2>"$tmp/err"
+check "a run that sets another CC's knob or one the model reads does not warn" test ! -s "$tmp/err"
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set switch.kmax_bytes_per_gbps=32KB \
     -o "$tmp/m3d32" --quiet >/dev/null
 check "the Kmax sweep's 32 KB row is the run at 32 KB" \
