@@ -1283,6 +1283,66 @@ static void path_pktsim_engine(void **state)
     tl_world_fini(&w);
 }
 
+/* m3_knob_is_read lists by hand the knobs m3_features_config reads (with
+ * those that change flowsim's input or the reference): for every knob and
+ * CC, moving the knob changes the configuration vector exactly when the
+ * list says the model reads it, or the knob works through flowsim or the
+ * reference instead. A feature added to one and not the other fails here. */
+static int same_floats(const float *a, const float *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!(a[i] == b[i] || (isnan(a[i]) && isnan(b[i]))))
+            return 0;
+    return 1;
+}
+
+static void knob_read_list_matches_config(void **state)
+{
+    (void)state;
+    static const char *const ccs[] = {"dctcp-rate", "dctcp", "dcqcn", "hpcc", "timely"};
+    m3_pathwl w;
+    assert_int_equal(m3_pathwl_init(&w, 2, 0, NULL), 0);
+    w.link[0] = (tl_fs_link){10000000000ull, 1000000};
+    w.link[1] = (tl_fs_link){40000000000ull, 1000000};
+    int n_read = 0;
+    for (size_t c = 0; c < sizeof ccs / sizeof *ccs; c++) {
+        tl_params p;
+        assert_int_equal(tl_params_init(&p, NULL), 0);
+        const char *preset = tl_params_cc_default_preset(ccs[c]);
+        if (preset)
+            assert_int_equal(tl_params_apply_preset(&p, preset, NULL), 0);
+        m3_feat f0, f1;
+        memset(&f0, 0, sizeof f0), memset(&f1, 0, sizeof f1);
+        m3_features_config(&w, &p, ccs[c], &f0);
+        for (size_t i = 0; i < tl_params_count(); i++) {
+            const tl_param_def *d = tl_params_def(i);
+            tl_params q;
+            assert_int_equal(tl_params_copy(&q, &p, NULL), 0);
+            double v = q.v[i];
+            /* a value inside the range and far enough from v to show */
+            double nv = d->unit == TL_UNIT_BOOL ? 1 - v : v < d->max ? fmin(d->max, 2 * v + 1)
+                                                                      : fmax(d->min, v / 2);
+            if (d->is_integer)
+                nv = nv > v ? ceil(nv) : floor(nv);
+            assert_true(nv != v);
+            assert_int_equal(tl_params_set(&q, d->name, nv, NULL), 0);
+            m3_features_config(&w, &q, ccs[c], &f1);
+            int changed = !same_floats(f0.shared, f1.shared, M3_N_SHARED);
+            int elsewhere = m3_knob_changes_features(d->name, ccs[c]) ||
+                            m3_knob_changes_reference(d->name, ccs[c]);
+            int is_read = m3_knob_is_read(d->name, ccs[c]);
+            if (elsewhere ? !is_read : changed != is_read)
+                fail_msg("%s under %s: the configuration vector %s, m3_knob_is_read says %d",
+                         d->name, ccs[c], changed ? "changes" : "does not change", is_read);
+            n_read += changed;
+            tl_params_fini(&q);
+        }
+        tl_params_fini(&p);
+    }
+    assert_true(n_read > 10); /* the test moved knobs the vector reads */
+    m3_pathwl_fini(&w);
+}
+
 /* A missing model file is an error naming it. */
 static void missing_model(void **state)
 {
@@ -1367,6 +1427,7 @@ int main(void)
         cmocka_unit_test(reference_requeue),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
+        cmocka_unit_test(knob_read_list_matches_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,7 +111,8 @@ int m3_knob_changes_reference(const char *name, const char *cc)
 
 int m3_knob_is_read(const char *name, const char *cc)
 {
-    /* the knobs m3_features_config reads: change both together */
+    /* the knobs m3_features_config reads: change both together (test_m3
+     * knob_read_list_matches_config moves every knob and compares) */
     static const char *const any_cc[] = {"switch.buffer_bytes", "switch.pfc", KMIN, KMAX,
                                          "switch.pmax"};
     static const char *const per_cc[][2] = {
