@@ -1,5 +1,6 @@
 /* Option parsing, scenario loading, errors and progress for every subcommand. */
 #include "cli.h"
+#include "tailor/pktsim.h"
 #include "tailor/time.h"
 
 #include <stdio.h>
@@ -322,19 +323,27 @@ void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo)
 }
 
 /* Whether knob name acts under cc at all: switch and NIC knobs always,
- * CC knobs ("dctcp_rate.window_bytes") under their own CC only. */
+ * CC knobs under a CC whose registry groups hold theirs
+ * (tl_pktsim_cc_groups: "dctcp_rate.window_bytes" under dctcp-rate only). */
 static int knob_applies(const char *name, const char *cc)
 {
     const char *dot = strchr(name, '.');
     size_t n = dot ? (size_t)(dot - name) : strlen(name);
     if ((n == 6 && !strncmp(name, "switch", 6)) || (n == 3 && !strncmp(name, "nic", 3)))
         return 1;
-    if (strlen(cc) != n)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (name[i] != (cc[i] == '-' ? '_' : cc[i]))
-            return 0;
-    return 1;
+    for (size_t i = 0; i < tl_pktsim_n_ccs(); i++) {
+        if (strcmp(tl_pktsim_cc_name(i), cc))
+            continue;
+        for (const char *g = tl_pktsim_cc_groups(i);; g++) { /* "dcqcn,switch" */
+            size_t len = strcspn(g, ",");
+            if (len == n && !strncmp(g, name, n))
+                return 1;
+            if (!g[len])
+                break;
+            g += len;
+        }
+    }
+    return 0;
 }
 
 void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who)

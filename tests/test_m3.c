@@ -1283,11 +1283,7 @@ static void path_pktsim_engine(void **state)
     tl_world_fini(&w);
 }
 
-/* m3_knob_is_read lists by hand the knobs m3_features_config reads (with
- * those that change flowsim's input or the reference): for every knob and
- * CC, moving the knob changes the configuration vector exactly when the
- * list says the model reads it, or the knob works through flowsim or the
- * reference instead. A feature added to one and not the other fails here. */
+/* Whether a and b hold the same values, NaN equal to NaN. */
 static int same_floats(const float *a, const float *b, int n)
 {
     for (int i = 0; i < n; i++)
@@ -1296,6 +1292,11 @@ static int same_floats(const float *a, const float *b, int n)
     return 1;
 }
 
+/* m3_knob_is_read lists by hand the knobs m3_features_config reads (with
+ * those that change flowsim's input or the reference): for every knob and
+ * CC, moving the knob changes the configuration vector exactly when the
+ * list says the model reads it, or the knob works through flowsim or the
+ * reference instead. A feature added to one and not the other fails here. */
 static void knob_read_list_matches_config(void **state)
 {
     (void)state;
