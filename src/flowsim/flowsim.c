@@ -49,27 +49,31 @@ static void sh_push(tl_flowsim *s, double share, uint32_t link)
     s->sh[i] = (share_ent){share, link};
 }
 
+/* Puts x at slot i or below it, moving smaller children up: the one
+ * sift-down of both the build and the pop. */
+static inline void sh_sift_down(tl_flowsim *s, size_t i, share_ent x)
+{
+    size_t n = s->sh_n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && s->sh[c + 1].share < s->sh[c].share)
+            c++;
+        if (x.share <= s->sh[c].share)
+            break;
+        s->sh[i] = s->sh[c];
+        i = c;
+    }
+    s->sh[i] = x;
+}
+
 /* Floyd's bottom-up build over the entries already in s->sh: O(n) instead
  * of n pushes (the initial shares of a component). */
 static void sh_heapify(tl_flowsim *s)
 {
-    size_t n = s->sh_n;
-    for (size_t start = n / 2; start-- > 0;) {
-        share_ent x = s->sh[start];
-        size_t i = start;
-        for (;;) {
-            size_t c = 2 * i + 1;
-            if (c >= n)
-                break;
-            if (c + 1 < n && s->sh[c + 1].share < s->sh[c].share)
-                c++;
-            if (x.share <= s->sh[c].share)
-                break;
-            s->sh[i] = s->sh[c];
-            i = c;
-        }
-        s->sh[i] = x;
-    }
+    for (size_t start = s->sh_n / 2; start-- > 0;)
+        sh_sift_down(s, start, s->sh[start]);
 }
 
 static int sh_pop(tl_flowsim *s, share_ent *out)
@@ -78,20 +82,8 @@ static int sh_pop(tl_flowsim *s, share_ent *out)
         return 0;
     *out = s->sh[0];
     share_ent last = s->sh[--s->sh_n];
-    size_t n = s->sh_n, i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && s->sh[c + 1].share < s->sh[c].share)
-            c++;
-        if (last.share <= s->sh[c].share)
-            break;
-        s->sh[i] = s->sh[c];
-        i = c;
-    }
-    if (n)
-        s->sh[i] = last;
+    if (s->sh_n)
+        sh_sift_down(s, 0, last);
     return 1;
 }
 
