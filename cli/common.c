@@ -334,13 +334,14 @@ static int knob_applies(const char *name, const char *cc)
     for (size_t i = 0; i < tl_pktsim_n_ccs(); i++) {
         if (strcmp(tl_pktsim_cc_name(i), cc))
             continue;
-        for (const char *g = tl_pktsim_cc_groups(i);; g++) { /* "dcqcn,switch" */
+        const char *g = tl_pktsim_cc_groups(i); /* a comma list: "dcqcn,switch" */
+        for (;;) {
             size_t len = strcspn(g, ",");
             if (len == n && !strncmp(g, name, n))
                 return 1;
             if (!g[len])
-                break;
-            g += len;
+                return 0;
+            g += len + 1;
         }
     }
     return 0;
