@@ -81,6 +81,11 @@ void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo);
  * read (tl_m3_knob_is_read) and that differs from cc's defaults, the value
  * its training data had: the estimate is that of the default. */
 void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who);
+/* Prints on stdout the shipped accuracy figures of the model st names, when
+ * data/models/accuracy.json lists its CRC-32, and warns on stderr, as `who`,
+ * when they miss the goal; an unreadable file is a warning, not an error
+ * (cli/m3_accuracy.c). */
+void cli_m3_note_accuracy(const tl_m3_stats *st, const char *who);
 void cli_world_fini(cli_world *w);
 
 int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,

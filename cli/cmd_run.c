@@ -229,6 +229,7 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
                st.predict_s, st.n_paths_unique ? st.predict_s * 1e3 / st.n_paths_unique : 0,
                st.aggregate_s, st.model_path ? "; model " : "",
                st.model_path ? st.model_path : "");
+        cli_m3_note_accuracy(&st, "tailor run");
         print_buckets(&sum, outdir, "summary.json, paths.csv");
     }
     tl_summary_fini(&sum);

@@ -163,8 +163,10 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!rc) {
         tl_m3_stats st = {0};
-        if (m)
+        if (m) {
             tl_m3_get_stats(m, &st);
+            cli_m3_note_accuracy(&st, "tailor sweep");
+        }
         printf("p99 FCT slowdown per size bucket (%s%s%s):\n  %-24s", engine,
                st.model_path ? ", model " : "", st.model_path ? st.model_path : "", "value");
         for (int b = 0; b < TL_N_BUCKETS; b++)

@@ -408,6 +408,38 @@ for cc in dctcp-rate hpcc dcqcn timely; do
         >/dev/null 2>"$tmp/err"
     check "the shipped models estimate a $cc scenario" test $? -eq 0
 done
+# data/models/accuracy.json gives each shipped model's measured accuracy, found
+# by the file's CRC-32: printed with the run, a warning when it misses the goal
+"$bin" run "$tmp/m3s.json" --engine m3 --cc dcqcn --paths 50 -o "$tmp/m3acc" --quiet \
+    >"$tmp/out" 2>"$tmp/err"
+check "a DCQCN run prints its model's accuracy on the suite" \
+    grep -q "accuracy of this model on 12 dcqcn scenarios of the suite" "$tmp/out"
+check "and warns that it misses the goal, naming Parsimon's figure" \
+    grep -q "m3's dcqcn model misses the accuracy goal.*where Parsimon is at" "$tmp/err"
+"$bin" run "$tmp/m3s.json" --engine m3 --paths 50 -o "$tmp/m3acc" --quiet >"$tmp/out" 2>"$tmp/err"
+check "a dctcp-rate run prints its model's accuracy" \
+    grep -q "accuracy of this model on 24 dctcp-rate scenarios" "$tmp/out"
+check "and does not warn: that model meets the goal" test ! -s "$tmp/err"
+"$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3.model" --paths 50 -o "$tmp/m3acc" \
+    --quiet >"$tmp/out" 2>"$tmp/err"
+check "a model trained here has no accuracy figures" \
+    sh -c "! grep -q 'accuracy of this model' '$tmp/out' && test ! -s '$tmp/err'"
+mkdir -p "$tmp/acc/models"
+cp "$src/data/models/m3-dcqcn.model" "$tmp/acc/models/"
+printf '{"goal": {"mean_pct": 5, "max_pct": 15},\n "models": [{"crc32": "0x1d1e9f78"\n' \
+    >"$tmp/acc/models/accuracy.json"
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine m3 --cc dcqcn --paths 50 \
+    -o "$tmp/m3acc2" --quiet >"$tmp/out" 2>"$tmp/err"
+check "a broken accuracy file does not stop the run" test $? -eq 0
+check "and is named, with its line, in a warning" \
+    grep -q "no accuracy figures for the model: $tmp/acc/models/accuracy.json:3:" "$tmp/err"
+printf '{"goal": {"mean_pct": 5, "max_pct": 15},\n "models": [{"crc32": "0x1d1e9f78",\n  "cc": "dcqcn", "max_at": "d11", "scenarios": 12, "mean_pct": "high"}]}\n' \
+    >"$tmp/acc/models/accuracy.json"
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine m3 --cc dcqcn --paths 50 \
+    -o "$tmp/m3acc2" --quiet >"$tmp/out" 2>"$tmp/err"
+check "an entry with a bad member names its JSON path" \
+    grep -q "accuracy.json:3:[0-9]*: models\[0\].mean_pct: expected a number >= 0, found a string" \
+    "$tmp/err"
 "$bin" run "$tmp/m3s.json" --engine m3 --cc timely --model "$src/data/models/m3.model" --paths 50 \
     -o "$tmp/m3ship-timely2" --quiet >/dev/null 2>"$tmp/err"
 check "the dctcp-rate model refuses TIMELY, and the error says so" \
@@ -440,7 +472,8 @@ sed 's/"dctcp-rate"/"dcqcn"/' "$tmp/m3s.json" >"$tmp/m3d.json"
 "$bin" sweep "$tmp/m3d.json" --paths 50 --quiet --set switch.kmax_bytes_per_gbps=8KB,32KB \
     -o "$tmp/m3dw" >/dev/null 2>"$tmp/err"
 check "a Kmax sweep under DCQCN runs (shipped DCQCN model)" test $? -eq 0
-check "a sweep of a knob the model reads does not warn" test ! -s "$tmp/err"
+check "a sweep of a knob the model reads warns of nothing but the model's accuracy" \
+    test -z "$(grep -v 'misses the accuracy goal' "$tmp/err")"
 # DCQCN's rates are not among the model's inputs: the sweep says so
 "$bin" sweep "$tmp/m3d.json" --paths 50 --quiet --set dcqcn.ai_rate_bps=5Mbps,50Mbps \
     >"$tmp/m3dai" 2>"$tmp/err"
@@ -455,7 +488,8 @@ check "and warns that the model does not read it, with both values" \
     grep -q "does not read dcqcn.rpg_min_rate_bps, 1e+08 here and 1e+06 (dcqcn's default)" "$tmp/err"
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set hpcc.eta=0.5 --set switch.pmax=0.5 \
     -o "$tmp/m3dmin" --quiet >/dev/null 2>"$tmp/err"
-check "a run that sets another CC's knob or one the model reads does not warn" test ! -s "$tmp/err"
+check "a run that sets another CC's knob or one the model reads does not warn of knobs" \
+    test -z "$(grep -v 'misses the accuracy goal' "$tmp/err")"
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set switch.kmax_bytes_per_gbps=32KB \
     -o "$tmp/m3d32" --quiet >/dev/null
 check "the Kmax sweep's 32 KB row is the run at 32 KB" \

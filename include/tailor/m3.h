@@ -90,6 +90,8 @@ typedef struct tl_m3_stats {
     double decompose_s, features_s, predict_s, aggregate_s;
     const char *model_path;   /* the model file read (which of data/models/m3[-CC].model
                                * a run took); NULL without a model; owned by the session */
+    uint32_t model_crc;       /* that file's CRC-32 (its header's), 0 without a model: which
+                               * bytes a run took, for data/models/accuracy.json */
 } tl_m3_stats;
 void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st);
 

@@ -473,4 +473,5 @@ void tl_m3_get_stats(const tl_m3 *s, tl_m3_stats *st)
 {
     *st = s->st;
     st->model_path = s->model ? s->model_path : NULL;
+    st->model_crc = s->model ? m3_model_crc(s->model) : 0;
 }

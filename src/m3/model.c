@@ -24,6 +24,7 @@ struct m3_model {
     BoosterHandle booster;
     uint32_t n_features;
     uint32_t schema; /* of a loaded file; 0 for a model trained here */
+    uint32_t crc;    /* of a loaded file (its header's checksum); 0 for a model trained here */
     char *meta; /* owned; NULL for "" */
 };
 
@@ -588,6 +589,8 @@ uint32_t m3_model_n_features(const m3_model *m)
 
 uint32_t m3_model_schema(const m3_model *m) { return m->schema; }
 
+uint32_t m3_model_crc(const m3_model *m) { return m->crc; }
+
 const char *m3_model_meta(const m3_model *m)
 {
     return m->meta ? m->meta : "";
@@ -750,6 +753,7 @@ m3_model *m3_model_load(const char *path, uint32_t min_schema, uint32_t max_sche
     if (parse_header(buf, n, path, min_schema, max_schema, &m->n_features, &m->schema,
                      &meta_bytes, &xgb_bytes, err) != 0)
         goto fail;
+    m->crc = (uint32_t)get_le(buf + CRC_AT, 4);
     if (meta_bytes) {
         if (!(m->meta = malloc(meta_bytes + 1))) {
             tl_err_nomem(err);

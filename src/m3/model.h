@@ -95,6 +95,9 @@ void m3_model_destroy(m3_model *m);
 uint32_t m3_model_n_features(const m3_model *m);
 /* The feature schema a loaded model was trained on (0 for one trained here). */
 uint32_t m3_model_schema(const m3_model *m);
+/* The CRC-32 in a loaded model's header, which names the file's exact bytes
+ * (0 for one trained here). */
+uint32_t m3_model_crc(const m3_model *m);
 /* The metadata text of a loaded model, "" if none (and for a trained model);
  * borrowed from m. */
 const char *m3_model_meta(const m3_model *m);
