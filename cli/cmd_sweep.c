@@ -163,10 +163,8 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!rc) {
         tl_m3_stats st = {0};
-        if (m) {
+        if (m)
             tl_m3_get_stats(m, &st);
-            cli_m3_note_accuracy(&st, "tailor sweep");
-        }
         printf("p99 FCT slowdown per size bucket (%s%s%s):\n  %-24s", engine,
                st.model_path ? ", model " : "", st.model_path ? st.model_path : "", "value");
         for (int b = 0; b < TL_N_BUCKETS; b++)
@@ -174,6 +172,8 @@ int cmd_sweep(int argc, char **argv)
         printf("\n");
         for (int v = 0; v < sw[0].n; v++)
             print_row(stdout, sw, n_sw, v, &sums[v]);
+        if (m)
+            cli_m3_note_accuracy(&st, "tailor sweep");
     }
     for (int v = 0; v < n_done; v++)
         tl_summary_fini(&sums[v]);

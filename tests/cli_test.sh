@@ -470,8 +470,10 @@ check "T_low moves the estimate" \
 # re-queues the kept reference, and each value equals a run made with it
 sed 's/"dctcp-rate"/"dcqcn"/' "$tmp/m3s.json" >"$tmp/m3d.json"
 "$bin" sweep "$tmp/m3d.json" --paths 50 --quiet --set switch.kmax_bytes_per_gbps=8KB,32KB \
-    -o "$tmp/m3dw" >/dev/null 2>"$tmp/err"
+    -o "$tmp/m3dw" >"$tmp/out" 2>"$tmp/err"
 check "a Kmax sweep under DCQCN runs (shipped DCQCN model)" test $? -eq 0
+check "and prints the model's accuracy after its table" \
+    sh -c "tail -2 '$tmp/out' | grep -q 'accuracy of this model on 12 dcqcn'"
 check "a sweep of a knob the model reads warns of nothing but the model's accuracy" \
     test -z "$(grep -v 'misses the accuracy goal' "$tmp/err")"
 # DCQCN's rates are not among the model's inputs: the sweep says so
