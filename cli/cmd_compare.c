@@ -1,8 +1,9 @@
 /* tailor compare REF_DIR EST_DIR [-o OUT_DIR]: the accuracy of one run
  * against a reference run (DESIGN.md: relative error (est - ref) / ref of
  * the slowdown statistics per size bucket and class). Prints the tables,
- * writes OUT_DIR/compare.json and, when both runs have per-flow tables,
- * compare_cdf.csv, compare.gp and compare.png (gnuplot). */
+ * writes OUT_DIR/compare.json, compare_cdf.csv, compare.gp and compare.png
+ * (gnuplot): CDFs of the runs with per-flow tables, the percentiles of those
+ * with a summary only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -208,11 +209,20 @@ static void put_gp_str(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* compare.gp: one panel per size bucket, the two CDFs read from the CSV. It
- * writes png_path, or the file named by its first argument (gnuplot -c), so
- * that it can be re-run by hand after editing. */
+/* Flows of bucket b on one side: its per-flow table's, else its summary's. */
+static uint64_t side_count(const tl_cdf_side *c, int b)
+{
+    return c->sd ? c->sd->n[b] : c->pts[b].count;
+}
+
+/* compare.gp: one panel per size bucket, the two runs read from the CSV: a
+ * run with per-flow slowdowns as a CDF, one with a summary only as points at
+ * its percentiles. The CDF axis is in "nines", -log10(1 - CDF), so that the
+ * tail (90%, 99%, 99.9%) gets as much room as the body. It writes png_path,
+ * or the file named by its first argument (gnuplot -c), so that it can be
+ * re-run by hand after editing. */
 static int write_script(const char *gp_path, const char *csv_path, const char *png_path,
-                        char labels[2][48], const tl_slowdowns *sd[2], tl_err *err)
+                        const tl_cdf_side side[2], tl_err *err)
 {
     tl_afile af;
     FILE *f = tl_afile_open(&af, gp_path, err);
@@ -225,27 +235,34 @@ static int write_script(const char *gp_path, const char *csv_path, const char *p
     fprintf(f, ")\nset datafile separator ','\ndata = ");
     put_gp_str(f, csv_path);
     fprintf(f,
-            "\nset multiplot layout 2,3 title 'FCT slowdown CDF: %s against the reference %s'\n"
-            "set logscale x; set xlabel 'slowdown'; set ylabel 'CDF'; set yrange [0:1]\n"
-            "set grid; set key bottom right\n",
-            labels[1], labels[0]);
+            "\nnines(c) = c < 1 ? -log10(1 - c) : 1/0\n"
+            "set multiplot layout 2,3 title 'FCT slowdown CDF: %s against the reference %s'\n"
+            "set logscale x; set xlabel 'slowdown'; set ylabel 'CDF'\n"
+            /* a tic label is a format: %% for a percent sign */
+            "set yrange [0:*]; set ytics ('0' 0, '50%%%%' nines(0.5), '90%%%%' 1, '99%%%%' 2, "
+            "'99.9%%%%' 3, '99.99%%%%' 4, '99.999%%%%' 5)\n"
+            "set offsets 0, 0, 0.2, 0; set grid; set key bottom right\n",
+            side[1].label, side[0].label);
     for (int b = 0; b < TL_N_BUCKETS; b++) {
-        fprintf(f, "set title '%s (ref %zu, est %zu flows)'\n", tl_bucket_names[b], sd[0]->n[b],
-                sd[1]->n[b]);
-        if (!sd[0]->n[b] && !sd[1]->n[b]) {
+        fprintf(f, "set title '%s (ref %llu, est %llu flows)'\n", tl_bucket_names[b],
+                (unsigned long long)side_count(&side[0], b),
+                (unsigned long long)side_count(&side[1], b));
+        if (!side_count(&side[0], b) && !side_count(&side[1], b)) {
             /* gnuplot stops the script at a plot without a single point. */
             fprintf(f, "set label 1 'no flows' at graph 0.5,0.5 center\n"
                        "plot [1:10] 2 notitle\nunset label 1\n");
             continue;
         }
         const char *sep = "plot ";
-        for (int side = 0; side < 2; side++) {
-            if (!sd[side]->n[b])
+        for (int k = 0; k < 2; k++) {
+            if (!side_count(&side[k], b))
                 continue;
             fprintf(f,
-                    "%sdata using (strcol(1) eq '%s' && strcol(2) eq '%s' ? $3 : 1/0):4 "
-                    "with steps lw 2 lc %d title '%s'",
-                    sep, tl_bucket_names[b], labels[side], side + 1, labels[side]);
+                    "%sdata using (strcol(1) eq '%s' && strcol(2) eq '%s' ? $3 : 1/0):(nines($4)) "
+                    "%s lc %d title '%s%s'",
+                    sep, tl_bucket_names[b], side[k].label,
+                    side[k].sd ? "with steps lw 2" : "with points pt 7 ps 1.5", k + 1,
+                    side[k].label, side[k].sd ? "" : " (p50, p90, p99, p99.9)");
             sep = ", \\\n     ";
         }
         fprintf(f, "\n");
@@ -277,19 +294,23 @@ static int run_gnuplot(const char *script, const char *png)
 
 /* compare_cdf.csv and compare.gp (errors are errors), then compare.png:
  * gnuplot draws into a temporary renamed into place, so a failed or
- * interrupted plot leaves no partial image. Sets *has_png. */
+ * interrupted plot leaves no partial image. A run without per-flow
+ * slowdowns (sd[i] NULL) is drawn from its summary. Sets *has_png. */
 static int write_plot(const char *out, const tl_summary *sum[2], const tl_slowdowns *sd[2],
                       int *has_png, tl_err *err)
 {
     char labels[2][48], csv[1200], gp[1200], png[1200], tmp[1240];
     make_labels(labels, sum);
+    tl_cdf_side side[2];
+    for (int i = 0; i < 2; i++)
+        side[i] = (tl_cdf_side){.sd = sd[i], .pts = sum[i]->all, .label = labels[i]};
     snprintf(csv, sizeof csv, "%s/compare_cdf.csv", out);
     snprintf(gp, sizeof gp, "%s/compare.gp", out);
     snprintf(png, sizeof png, "%s/compare.png", out);
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", png, (long)getpid());
-    int rc = tl_cdf_save_csv(sd[0], labels[0], sd[1], labels[1], CDF_POINTS, csv, err);
+    int rc = tl_cdf_save_csv(side, CDF_POINTS, csv, err);
     if (!rc)
-        rc = write_script(gp, csv, png, labels, sd, err);
+        rc = write_script(gp, csv, png, side, err);
     if (rc)
         return rc;
     *has_png = run_gnuplot(gp, tmp) == 0 && rename(tmp, png) == 0;
@@ -298,18 +319,14 @@ static int write_plot(const char *out, const tl_summary *sum[2], const tl_slowdo
     return 0;
 }
 
-/* Plot files of an earlier compare into the same folder that this one did
- * not rewrite would sit beside a compare.json they do not match. */
-static void remove_stale(const char *out, int has_cdf, int has_png)
+/* A plot of an earlier compare into the same folder that this one did not
+ * redraw would sit beside a compare.json it does not match. */
+static void remove_stale(const char *out, int has_png)
 {
-    static const char *const names[] = {"compare_cdf.csv", "compare.gp", "compare.png"};
-    for (int i = 0; i < 3; i++) {
-        if (i < 2 ? has_cdf : has_png)
-            continue;
-        char path[1200];
-        snprintf(path, sizeof path, "%s/%s", out, names[i]);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/compare.png", out);
+    if (!has_png)
         unlink(path);
-    }
 }
 
 /* ======================== the command ======================== */
@@ -348,13 +365,14 @@ int cmd_compare(int argc, char **argv)
 
     /* Every input is read before anything is written: bad input leaves no output. */
     char fct[2][1200];
-    int n_fct = 0, has_png = 0;
+    int has_fct[2], has_png = 0;
     for (int i = 0; i < 2; i++) {
         snprintf(fct[i], sizeof fct[i], "%s/fct.csv", dirs[i]);
-        n_fct += is_file(fct[i]);
+        has_fct[i] = is_file(fct[i]);
     }
-    for (int i = 0; i < 2 && !rc && n_fct == 2; i++)
-        rc = tl_slowdowns_load_csv(&sd[i], fct[i], &err);
+    for (int i = 0; i < 2 && !rc; i++)
+        if (has_fct[i])
+            rc = tl_slowdowns_load_csv(&sd[i], fct[i], &err);
     if (!rc)
         rc = tl_compare_build(&sum[0], &sum[1], &cmp, &err);
     if (!rc && strlen(out) > MAX_DIR_CHARS)
@@ -367,11 +385,13 @@ int cmd_compare(int argc, char **argv)
         snprintf(path, sizeof path, "%s/compare.json", out);
         rc = tl_compare_save_json(&cmp, a.ref, a.est, path, &err);
     }
-    if (!rc && n_fct == 2)
-        rc = write_plot(out, (const tl_summary *[2]){&sum[0], &sum[1]},
-                        (const tl_slowdowns *[2]){&sd[0], &sd[1]}, &has_png, &err);
     if (!rc)
-        remove_stale(out, n_fct == 2, has_png);
+        rc = write_plot(out, (const tl_summary *[2]){&sum[0], &sum[1]},
+                        (const tl_slowdowns *[2]){has_fct[0] ? &sd[0] : NULL,
+                                                  has_fct[1] ? &sd[1] : NULL},
+                        &has_png, &err);
+    if (!rc)
+        remove_stale(out, has_png);
     if (!rc) {
         printf("FCT slowdown of %s (est: %s) against %s (ref: %s); error = (est - ref) / ref\n\n",
                a.est, cmp.est_engine, a.ref, cmp.ref_engine);
@@ -381,15 +401,17 @@ int cmd_compare(int argc, char **argv)
             snprintf(title, sizeof title, "\nclass %s:", cmp.class_names[c]);
             print_table(title, &cmp.by_class[(size_t)c * TL_N_BUCKETS]);
         }
-        printf("\nresults in %s/ (compare.json%s%s)\n", out,
-               n_fct == 2 ? ", compare_cdf.csv, compare.gp" : "", has_png ? ", compare.png" : "");
+        printf("\nresults in %s/ (compare.json, compare_cdf.csv, compare.gp%s)\n", out,
+               has_png ? ", compare.png" : "");
         if (!a.is_quiet) {
             print_notes(&sum[0], &sum[1]);
-            for (int i = 0; i < 2 && n_fct < 2; i++)
-                if (!is_file(fct[i]))
-                    fprintf(stderr, "tailor compare: note: no per-flow table %s; no CDF plot\n",
+            for (int i = 0; i < 2; i++)
+                if (!has_fct[i])
+                    fprintf(stderr,
+                            "tailor compare: note: no per-flow table %s; the plot shows that "
+                            "run's percentiles as points\n",
                             fct[i]);
-            if (n_fct == 2 && !has_png)
+            if (!has_png)
                 fprintf(stderr, "tailor compare: note: gnuplot failed or is missing; "
                                 "compare_cdf.csv and compare.gp are complete\n");
         }

@@ -212,7 +212,14 @@ cp "$tmp/run1/summary.json" "$tmp/nofct/"
 "$bin" compare "$tmp/nofct" "$tmp/runfs16" -o "$tmp/cmpnf" >/dev/null 2>"$tmp/err"
 check "compare without fct.csv exits 0" test $? -eq 0
 check "compare without fct.csv notes it" grep -q "nofct/fct.csv" "$tmp/err"
-check "compare without fct.csv: no plot" test ! -e "$tmp/cmpnf/compare.png"
+check "compare without fct.csv gives that run's percentiles as CDF points" \
+    test "$(grep -c '^all,pktsim,[0-9.]*,0.\(5\|9\|99\|999\)$' "$tmp/cmpnf/compare_cdf.csv")" -eq 4
+check "and the other run's whole CDF" \
+    test "$(grep -c '^all,flowsim,' "$tmp/cmpnf/compare_cdf.csv")" -eq 16
+check "and plots the percentiles as points" grep -q "'pktsim' ? .* with points" "$tmp/cmpnf/compare.gp"
+if command -v gnuplot >/dev/null; then
+    check "compare without fct.csv draws the plot" test -s "$tmp/cmpnf/compare.png"
+fi
 "$bin" compare "$tmp/run1" "$tmp/nosuchrun" -o "$tmp/cmpbad" 2>"$tmp/err" >/dev/null
 check "compare of a missing folder exits 2" test $? -eq 2
 check "compare names the missing folder" grep -q "nosuchrun" "$tmp/err"
@@ -447,6 +454,7 @@ check "the dctcp-rate model refuses TIMELY, and the error says so" \
 "$bin" run "$tmp/m3s.json" --engine flowsim -o "$tmp/m3f" --quiet >/dev/null
 "$bin" compare "$tmp/m3f" "$tmp/m3r" --quiet >"$tmp/m3c"
 check "compare takes a summary-only estimate" grep -q "0-1KB" "$tmp/m3c"
+check "and plots its percentiles" grep -q "with points pt 7 ps 1.5 lc 2 title 'm3" "$tmp/m3r/compare.gp"
 "$bin" sweep "$tmp/m3s.json" --model "$tmp/m3.model" --paths 50 --quiet \
     --set switch.kmin_bytes_per_gbps=1KB,3KB --set switch.kmax_bytes_per_gbps=1KB,3KB >"$tmp/m3w"
 check "sweep exits 0" test $? -eq 0

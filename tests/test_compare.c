@@ -270,7 +270,8 @@ static void load_slowdowns_by_bucket(void **state)
 
     /* compare_cdf.csv: ref then est per bucket, cdf (i + 1) / n. */
     char *cdf = tu_temp_path(".csv");
-    assert_int_equal(tl_cdf_save_csv(&s, "pktsim", &s, "flowsim", 8, cdf, &err), 0);
+    tl_cdf_side sides[2] = {{.sd = &s, .label = "pktsim"}, {.sd = &s, .label = "flowsim"}};
+    assert_int_equal(tl_cdf_save_csv(sides, 8, cdf, &err), 0);
     char *text = tu_read_file(cdf, NULL);
     assert_non_null(strstr(text, "bucket,engine,slowdown,cdf\n"
                                  "0-1KB,pktsim,1.500000,0.5\n0-1KB,pktsim,2.000000,1\n"
@@ -279,6 +280,25 @@ static void load_slowdowns_by_bucket(void **state)
                                  "all,flowsim,2.000000,0.75\nall,flowsim,3.000000,1\n"));
     assert_null(strstr(text, "10-50KB"));
     free(text);
+
+    /* A run with a summary only (m3): its percentiles, at their cdf; a NaN
+     * percentile and an empty bucket give no row. */
+    tl_slowdown_stats pts[TL_N_BUCKETS] = {0};
+    pts[B_1K] = (tl_slowdown_stats){.count = 3, .p = {1.25, 2.5, 4, NAN}};
+    pts[B_ALL] = (tl_slowdown_stats){.count = 9, .p = {1.5, 3, 6, 9}};
+    pts[B_50K] = (tl_slowdown_stats){.count = 0, .p = {7, 7, 7, 7}};
+    sides[1] = (tl_cdf_side){.pts = pts, .label = "m3"};
+    assert_int_equal(tl_cdf_save_csv(sides, 8, cdf, &err), 0);
+    text = tu_read_file(cdf, NULL);
+    assert_non_null(strstr(text, "0-1KB,pktsim,2.000000,1\n0-1KB,m3,1.250000,0.5\n"
+                                 "0-1KB,m3,2.500000,0.9\n0-1KB,m3,4.000000,0.99\n1-10KB,"));
+    assert_non_null(strstr(text, "all,m3,1.500000,0.5\nall,m3,3.000000,0.9\n"
+                                 "all,m3,6.000000,0.99\nall,m3,9.000000,0.999\n"));
+    assert_null(strstr(text, "10-50KB,m3")); /* a count of 0 */
+    free(text);
+    tl_cdf_side none[2] = {{.sd = &s, .label = "a"}, {.label = "b"}};
+    tl_err_clear(&err);
+    assert_int_equal(tl_cdf_save_csv(none, 8, cdf, &err), TL_EINVAL);
     static const struct {
         const char *name, *ref_label;
         size_t max_points;
@@ -289,7 +309,8 @@ static void load_slowdowns_by_bucket(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         tl_err_clear(&err);
         remove(cdf);
-        if (tl_cdf_save_csv(&s, bad[i].ref_label, &s, "b", bad[i].max_points, cdf, &err) !=
+        tl_cdf_side bs[2] = {{.sd = &s, .label = bad[i].ref_label}, {.sd = &s, .label = "b"}};
+        if (tl_cdf_save_csv(bs, bad[i].max_points, cdf, &err) !=
                 TL_EINVAL ||
             tu_read_file(cdf, NULL))
             fail_msg("%s: expected TL_EINVAL and no file", bad[i].name);

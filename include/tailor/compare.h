@@ -79,12 +79,23 @@ void tl_slowdowns_fini(tl_slowdowns *s);
  * max_points entries. Returns the number written. O(max_points). */
 size_t tl_cdf_sample(size_t n, size_t max_points, size_t *idx);
 
+/* One run's rows in compare_cdf.csv: its per-flow slowdowns, or, for a run
+ * with a summary only (m3 estimates distributions, not flows), the
+ * percentiles of its summary. */
+typedef struct tl_cdf_side {
+    const tl_slowdowns *sd;       /* per-flow slowdowns, or NULL: then */
+    const tl_slowdown_stats *pts; /* (TL_N_BUCKETS) a summary's buckets: one row per
+                                   * percentile tl_pcts[i] that is a number, cdf tl_pcts[i] */
+    const char *label;            /* no commas, quotes or newlines: a CSV field and a
+                                   * plot title */
+} tl_cdf_side;
+
 /* compare_cdf.csv, "bucket,engine,slowdown,cdf": for each bucket, the ref's
- * then the est's downsampled CDF (tl_cdf_sample; point i of n has cdf
- * (i+1)/n), labelled ref_label / est_label (which must not contain commas or
- * quotes: they become CSV fields and plot titles). A bucket without flows
- * has no rows. TL_EINVAL for max_points < 8 or a bad label. Atomic. */
-int tl_cdf_save_csv(const tl_slowdowns *ref, const char *ref_label, const tl_slowdowns *est,
-                    const char *est_label, size_t max_points, const char *path, tl_err *err);
+ * (side[0]) then the est's (side[1]) rows; a per-flow side is its
+ * downsampled CDF (tl_cdf_sample; point i of n has cdf (i+1)/n). A bucket
+ * without flows has no rows. TL_EINVAL for max_points < 8, a bad label or a
+ * side with neither sd nor pts. Atomic. */
+int tl_cdf_save_csv(const tl_cdf_side side[2], size_t max_points, const char *path,
+                    tl_err *err);
 
 #endif

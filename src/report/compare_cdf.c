@@ -191,17 +191,20 @@ static int is_plain_label(const char *s)
     return 1;
 }
 
-int tl_cdf_save_csv(const tl_slowdowns *ref, const char *ref_label, const tl_slowdowns *est,
-                    const char *est_label, size_t max_points, const char *path, tl_err *err)
+int tl_cdf_save_csv(const tl_cdf_side side[2], size_t max_points, const char *path,
+                    tl_err *err)
 {
     if (max_points < 8)
         return tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
                          "a CDF needs at least 8 points, asked for %zu", max_points);
-    if (!is_plain_label(ref_label) || !is_plain_label(est_label))
+    if (!is_plain_label(side[0].label) || !is_plain_label(side[1].label))
         return tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
                          "CDF labels must be non-empty, without commas, quotes or newlines: "
                          "'%s', '%s'",
-                         ref_label, est_label);
+                         side[0].label, side[1].label);
+    if ((!side[0].sd && !side[0].pts) || (!side[1].sd && !side[1].pts))
+        return tl_err_at(err, TL_EINVAL, path, 0, 0, NULL,
+                         "each run needs per-flow slowdowns or a summary");
     size_t *idx = malloc(max_points * sizeof *idx);
     if (!idx)
         return tl_err_nomem(err);
@@ -213,13 +216,17 @@ int tl_cdf_save_csv(const tl_slowdowns *ref, const char *ref_label, const tl_slo
     }
     fputs("bucket,engine,slowdown,cdf\n", f);
     for (int b = 0; b < TL_N_BUCKETS; b++)
-        for (int side = 0; side < 2; side++) {
-            const tl_slowdowns *s = side == 0 ? ref : est;
-            size_t n = s->n[b], k = tl_cdf_sample(n, max_points, idx);
-            for (size_t i = 0; i < k; i++)
-                fprintf(f, "%s,%s,%.6f,%.9g\n", tl_bucket_names[b],
-                        side == 0 ? ref_label : est_label, s->v[b][idx[i]],
-                        (double)(idx[i] + 1) / (double)n);
+        for (int k = 0; k < 2; k++) {
+            const tl_slowdowns *s = side[k].sd;
+            const tl_slowdown_stats *st = s ? NULL : &side[k].pts[b];
+            size_t n = s ? s->n[b] : 0, m = s ? tl_cdf_sample(n, max_points, idx) : 0;
+            for (size_t i = 0; i < m; i++)
+                fprintf(f, "%s,%s,%.6f,%.9g\n", tl_bucket_names[b], side[k].label,
+                        s->v[b][idx[i]], (double)(idx[i] + 1) / (double)n);
+            for (int i = 0; st && st->count && i < TL_N_PCTS; i++)
+                if (isfinite(st->p[i]))
+                    fprintf(f, "%s,%s,%.6f,%.9g\n", tl_bucket_names[b], side[k].label,
+                            st->p[i], tl_pcts[i]);
         }
     free(idx);
     return tl_afile_commit(&af, err);
