@@ -73,10 +73,12 @@ void tl_slowdowns_fini(tl_slowdowns *s);
 
 /* Picks the ranks of a downsampled CDF of n sorted values: at most
  * max_points (>= 8) indices, ascending and distinct, spread evenly over the
- * ranks, always including the first, the last (the max) and the two order
- * statistics that the type-7 p99 and p99.9 interpolate between, so the
- * plotted tail is exact. n <= max_points keeps every index. idx must hold
- * max_points entries. Returns the number written. O(max_points). */
+ * CDF and its nines (-log10(1 - CDF)) at once, so that the body and the
+ * tail of compare.png's curves are both drawn finely, and always including
+ * the first, the last (the max) and the two order statistics that the
+ * type-7 p99 and p99.9 interpolate between, so the plotted tail is exact.
+ * n <= max_points keeps every index. idx must hold max_points entries.
+ * Returns the number written. O(max_points log n). */
 size_t tl_cdf_sample(size_t n, size_t max_points, size_t *idx);
 
 /* One run's rows in compare_cdf.csv: its per-flow slowdowns, or, for a run

@@ -140,11 +140,52 @@ void tl_slowdowns_fini(tl_slowdowns *s)
  * tl_quantile_sorted: h = q (n - 1)). */
 #define N_KEPT 6
 
-/* Appends x to the ascending idx[0..*n) unless it is already last. */
-static void add_unique(size_t *idx, size_t *n, size_t x)
+/* Where rank r of n > 1 sorted values sits on compare.png's two axes, each
+ * scaled to [0, 1] and added: the CDF, r / (n - 1), and its "nines",
+ * -log10(1 - r / n) / log10(n). Increasing in r, from 0 to 2: ranks evenly
+ * spaced in it fill the body of the curve and its tail alike. */
+static double cdf_pos(size_t r, size_t n)
 {
-    if (*n == 0 || idx[*n - 1] != x)
-        idx[(*n)++] = x;
+    return (double)r / (double)(n - 1) + log10((double)n / (double)(n - r)) / log10((double)n);
+}
+
+/* Counts rank r, and writes it to idx unless idx is NULL, when it is not the
+ * last one put (ranks come ascending). */
+static void put_rank(size_t *idx, size_t *out, size_t *last, size_t r)
+{
+    if (r == *last)
+        return;
+    if (idx)
+        idx[*out] = r;
+    ++*out, *last = r;
+}
+
+/* Ranks of m >= 2 targets evenly spaced in cdf_pos, merged with the sorted
+ * kept ones, each once (near the max several targets land on one rank):
+ * written to idx unless it is NULL; returns how many. O(m log n). */
+static size_t sample_pass(size_t n, const size_t kept[N_KEPT], size_t m, size_t *idx)
+{
+    size_t out = 0, j = 0, lo = 0, last = SIZE_MAX;
+    for (size_t k = 0; k <= m; k++) {
+        size_t r = n; /* past the end: the kept ranks left after the last target */
+        if (k < m) {
+            double target = 2.0 * (double)k / (double)(m - 1);
+            size_t hi = n - 1; /* the least rank at or past target, in [lo, n - 1] */
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (cdf_pos(mid, n) >= target)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            r = lo;
+        }
+        for (; j < N_KEPT && kept[j] <= r; j++)
+            put_rank(idx, &out, &last, kept[j]);
+        if (r < n)
+            put_rank(idx, &out, &last, r);
+    }
+    return out;
 }
 
 size_t tl_cdf_sample(size_t n, size_t max_points, size_t *idx)
@@ -167,18 +208,17 @@ size_t tl_cdf_sample(size_t n, size_t max_points, size_t *idx)
             kept[j] = kept[j - 1];
             kept[j - 1] = t;
         }
-    /* m evenly spaced ranks merged with the kept ones; with n > max_points
-     * their spacing exceeds 1, so they are distinct. */
-    size_t m = max_points - N_KEPT, out = 0, j = 0;
-    for (size_t k = 0; k < m; k++) {
-        size_t even = (size_t)((double)k * (double)(n - 1) / (double)(m - 1) + 0.5);
-        while (j < N_KEPT && kept[j] <= even)
-            add_unique(idx, &out, kept[j++]);
-        add_unique(idx, &out, even);
+    /* max_points - N_KEPT targets always fit; targets that share a rank
+     * leave room, so add that many more while the points still fit (a few
+     * rounds). */
+    size_t m = max_points - N_KEPT, got = sample_pass(n, kept, m, NULL);
+    for (int round = 0; round < 16 && got < max_points; round++) {
+        size_t more = m + (max_points - got), k = sample_pass(n, kept, more, NULL);
+        if (k > max_points || k <= got)
+            break;
+        m = more, got = k;
     }
-    while (j < N_KEPT)
-        add_unique(idx, &out, kept[j++]);
-    return out;
+    return sample_pass(n, kept, m, idx);
 }
 
 static int is_plain_label(const char *s)
