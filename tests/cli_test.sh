@@ -353,7 +353,7 @@ check "... and says so" grep -q "length long needs --kind fabric" "$tmp/err"
 "$bin" m3 gen-data "$tmp/m3long3" --kind fabric --length medium --samples 4 --quiet 2>"$tmp/err" >/dev/null
 check "--length with an unknown value is refused" grep -q "expects short or long, found 'medium'" "$tmp/err"
 "$bin" m3 gen-data "$tmp/m3pfc" --samples 2 --fg-flows 50 --max-flows 500 --pfc on --quiet >/dev/null
-check "m3 gen-data --pfc on says so in the header" grep -q "^# .*quantiles [0-9]*, pfc shift 3, pfc on, labels [0-9]*$" "$tmp/m3pfc/samples.csv"
+check "m3 gen-data --pfc on says so in the header" grep -q "^# .*quantiles [0-9]*, pfc shift 3, pfc on, hpcc ranges 2, labels [0-9]*$" "$tmp/m3pfc/samples.csv"
 "$bin" m3 gen-data "$tmp/m3pfc" --samples 4 --fg-flows 50 --max-flows 500 --quiet 2>"$tmp/err" >/dev/null
 check "a --pfc on folder is not extended with drawn PFC" grep -q "other settings" "$tmp/err"
 "$bin" m3 gen-data "$tmp/m3pfc2" --pfc maybe --samples 4 --quiet 2>"$tmp/err" >/dev/null

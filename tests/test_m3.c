@@ -232,6 +232,38 @@ static void forced_pfc(void **state)
     o.only_cc = "timely", o.pfc = 2;
     m3_pfc_tag(&o, tag, sizeof tag);
     assert_string_equal(tag, ", pfc shift 3, pfc off");
+    o.only_cc = "hpcc", o.pfc = 0; /* HPCC's widened ranges are named */
+    m3_pfc_tag(&o, tag, sizeof tag);
+    assert_string_equal(tag, ", pfc shift 3, hpcc ranges 2");
+    o.only_cc = NULL; /* any CC: HPCC among them */
+    m3_pfc_tag(&o, tag, sizeof tag);
+    assert_string_equal(tag, ", pfc shift 3, hpcc ranges 2");
+}
+
+/* HPCC's draws hold its defaults (η 0.95, AI 50 Mb/s) inside their ranges,
+ * not at a corner (Table 4's η 0.70-0.95, AI from 50 Mb/s). */
+static void hpcc_ranges_hold_the_defaults(void **state)
+{
+    (void)state;
+    m3_synth_opts o;
+    m3_synth_opts_default(&o);
+    o.only_cc = "hpcc";
+    int eta_above = 0, eta_below = 0, ai_above = 0, ai_below = 0;
+    for (uint64_t i = 0; i < 200; i++) {
+        m3_sample s;
+        memset(&s, 0, sizeof s);
+        assert_int_equal(tl_params_init(&s.p, NULL), 0);
+        tl_rng r;
+        tl_rng_init(&r, 3, "hpcc ranges test", i);
+        assert_int_equal(m3_synth_config(&s, &r, &o, NULL), 0);
+        double eta = tl_params_get(&s.p, "hpcc.eta"), ai = tl_params_get(&s.p, "hpcc.ai_bps");
+        assert_true(eta >= 0.70 && eta <= 1.0 && ai >= 10e6 && ai <= 1e9);
+        eta_above += eta > 0.95, eta_below += eta < 0.95;
+        ai_above += ai > 50e6, ai_below += ai < 50e6;
+        tl_params_fini(&s.p);
+    }
+    /* uniform η: 1/6 above 0.95; log-uniform AI: 35% below 50 Mb/s */
+    assert_true(eta_above >= 15 && eta_below >= 100 && ai_below >= 40 && ai_above >= 80);
 }
 
 /* Foreground flows far apart on an otherwise empty path: pktsim's truth,
@@ -1409,6 +1441,7 @@ int main(void)
         cmocka_unit_test(mixture_by_hand),     cmocka_unit_test(synthetic_samples),
         cmocka_unit_test(idle_path_truth),     cmocka_unit_test(resumable_samples),
         cmocka_unit_test(forced_pfc),
+        cmocka_unit_test(hpcc_ranges_hold_the_defaults),
         cmocka_unit_test(fabric_samples),
         cmocka_unit_test(fabric_net_samples),
         cmocka_unit_test(fabric_truth_from),

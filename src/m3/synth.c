@@ -66,8 +66,11 @@ int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err
         rc = tl_params_set(p, "switch.kmin_bytes_per_gbps", kmin, err);
         rc = rc ? rc : tl_params_set(p, "switch.kmax_bytes_per_gbps", fmax(kmax, kmin), err);
     } else if (!strcmp(cc, "hpcc")) {
-        rc = tl_params_set(p, "hpcc.eta", uni(r, 0.70, 0.95), err);
-        rc = rc ? rc : tl_params_set(p, "hpcc.ai_bps", round(log_uni(r, 50e6, 1e9)), err);
+        /* Table 4's η 0.70-0.95 and AI 50 Mb/s-1 Gb/s, widened so that the
+         * defaults (η 0.95, AI 50 Mb/s) lie inside rather than at a corner,
+         * where trees see few fabrics (docs/m3.md, "HPCC ranges") */
+        rc = tl_params_set(p, "hpcc.eta", uni(r, 0.70, 1.0), err);
+        rc = rc ? rc : tl_params_set(p, "hpcc.ai_bps", round(log_uni(r, 10e6, 1e9)), err);
     } else if (!strcmp(cc, "timely")) {
         rc = tl_params_set(p, "timely.t_low_ps", round(uni(r, 40e6, 60e6)), err);
         rc = rc ? rc : tl_params_set(p, "timely.t_high_ps", round(uni(r, 100e6, 500e6)), err);
@@ -98,7 +101,11 @@ void m3_pfc_tag(const m3_synth_opts *o, char *buf, size_t n)
     char s[32] = "";
     if (shift > 0)
         snprintf(s, sizeof s, ", pfc shift %d", shift);
-    snprintf(buf, n, "%s%s", s, o->pfc == 1 ? ", pfc on" : o->pfc == 2 ? ", pfc off" : "");
+    /* HPCC's widened η and AI ranges change its draws: a folder made before
+     * them is not extended or reused */
+    int hpcc = !o->only_cc || !strcmp(o->only_cc, "hpcc");
+    snprintf(buf, n, "%s%s%s", s, o->pfc == 1 ? ", pfc on" : o->pfc == 2 ? ", pfc off" : "",
+             hpcc ? ", hpcc ranges 2" : "");
 }
 
 /* Size law (Table 2): Pareto, exponential, Gaussian or log-normal, mean 5-50 KB. */
