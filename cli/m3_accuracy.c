@@ -20,15 +20,25 @@ typedef struct accuracy {
     double n, mean, max, parsimon_mean;
 } accuracy;
 
-/* The number at obj.key (path names obj) into *v; an error names its place. */
+/* The member obj.key (path names obj) into *x and its path into p; an
+ * error names its place. */
+static int get_member(tl_json_ctx *c, const json_t *obj, const char *path, const char *key,
+                      const json_t **x, char p[160])
+{
+    tl_json_join(p, 160, path, key);
+    if (!(*x = json_object_get(obj, key)))
+        return tl_json_fail(c, 0, path, TL_EPARSE, "expected a member \"%s\", found none", key);
+    return 0;
+}
+
 static int get_num(tl_json_ctx *c, const json_t *obj, const char *path, const char *key,
                    double *v)
 {
     char p[160];
-    tl_json_join(p, sizeof p, path, key);
-    const json_t *x = json_object_get(obj, key);
-    if (!x)
-        return tl_json_fail(c, 0, path, TL_EPARSE, "expected a member \"%s\", found none", key);
+    const json_t *x;
+    int rc = get_member(c, obj, path, key, &x, p);
+    if (rc)
+        return rc;
     if (!json_is_number(x) || json_number_value(x) < 0)
         return tl_json_fail(c, 0, p, TL_EPARSE, "expected a number >= 0, found %s",
                             json_is_number(x) ? "a negative one" : tl_json_type_name(x));
@@ -40,10 +50,10 @@ static int get_str(tl_json_ctx *c, const json_t *obj, const char *path, const ch
                    const char **v)
 {
     char p[160];
-    tl_json_join(p, sizeof p, path, key);
-    const json_t *x = json_object_get(obj, key);
-    if (!x)
-        return tl_json_fail(c, 0, path, TL_EPARSE, "expected a member \"%s\", found none", key);
+    const json_t *x;
+    int rc = get_member(c, obj, path, key, &x, p);
+    if (rc)
+        return rc;
     if (!json_is_string(x))
         return tl_json_fail(c, 0, p, TL_EPARSE, "expected a string, found %s",
                             tl_json_type_name(x));

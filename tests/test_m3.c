@@ -224,19 +224,19 @@ static void forced_pfc(void **state)
     char tag[64];
     o.only_cc = "dctcp-rate"; /* no preset: fixed thresholds, no shift */
     o.pfc = 0;
-    m3_pfc_tag(&o, tag, sizeof tag);
+    m3_config_tag(&o, tag, sizeof tag);
     assert_string_equal(tag, "");
     o.pfc = 1;
-    m3_pfc_tag(&o, tag, sizeof tag);
+    m3_config_tag(&o, tag, sizeof tag);
     assert_string_equal(tag, ", pfc on");
     o.only_cc = "timely", o.pfc = 2;
-    m3_pfc_tag(&o, tag, sizeof tag);
+    m3_config_tag(&o, tag, sizeof tag);
     assert_string_equal(tag, ", pfc shift 3, pfc off");
     o.only_cc = "hpcc", o.pfc = 0; /* HPCC's widened ranges are named */
-    m3_pfc_tag(&o, tag, sizeof tag);
+    m3_config_tag(&o, tag, sizeof tag);
     assert_string_equal(tag, ", pfc shift 3, hpcc ranges 2");
     o.only_cc = NULL; /* any CC: HPCC among them */
-    m3_pfc_tag(&o, tag, sizeof tag);
+    m3_config_tag(&o, tag, sizeof tag);
     assert_string_equal(tag, ", pfc shift 3, hpcc ranges 2");
 }
 

@@ -613,8 +613,8 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
         snprintf(bytes, sizeof bytes, "%g-%g", lim.lo, lim.hi);
     else
         snprintf(bytes, sizeof bytes, "%g", lim.lo);
-    char pfc[64], sizes[32] = "";
-    m3_pfc_tag(o, pfc, sizeof pfc);
+    char cfg[64], sizes[32] = "";
+    m3_config_tag(o, cfg, sizeof cfg);
     if (size_law_name(o))
         snprintf(sizes, sizeof sizes, ", sizes %s", size_law_name(o));
     snprintf(header, sizeof header,
@@ -622,7 +622,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
              "mean size to %g, bytes %s, quantiles %d%s%s%s%s, labels %d",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->only_cc ? o->only_cc : "any", per,
              lim.max_flows, MAX_MEAN, bytes, M3_N_Q, o->is_net_truth ? ", truth network" : "",
-             sizes, o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "", pfc,
+             sizes, o->is_local ? ", traffic local" : o->is_skew ? ", traffic skew" : "", cfg,
              M3_LABELS_VERSION);
     truth_src reuse, *src = truth_from ? &reuse : NULL;
     if (src && truth_src_load(src, truth_from, header, err))

@@ -262,11 +262,13 @@ void m3_sample_fini(m3_sample *s);
  * max_mean, size_shape; d filled), shared by the parking-lot and the fabric
  * samples. */
 int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err);
-/* What a samples folder's header says of PFC into buf: the threshold shift
- * of the CC's preset (", pfc shift S" when dynamic; docs/pktsim.md "PFC
- * thresholds") and o->pfc (", pfc on" / ", pfc off"; nothing when drawn),
- * so that a folder is not extended with samples simulated otherwise. */
-void m3_pfc_tag(const m3_synth_opts *o, char *buf, size_t n);
+/* What a samples folder's header says of the drawn network configuration
+ * into buf: the PFC threshold shift of the CC's preset (", pfc shift S"
+ * when dynamic; docs/pktsim.md "PFC thresholds"), o->pfc (", pfc on" /
+ * ", pfc off"; nothing when drawn) and, when HPCC can be drawn, its ranges
+ * (", hpcc ranges 2"; docs/m3.md "HPCC ranges"), so that a folder is not
+ * extended with samples drawn or simulated otherwise. */
+void m3_config_tag(const m3_synth_opts *o, char *buf, size_t n);
 int m3_synth_sizes(m3_sample *s, tl_rng *r, tl_sizedist *d, double max_mean, tl_err *err);
 
 /* Ground truth: simulates the sample with pktsim on its parking lot and

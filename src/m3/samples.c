@@ -18,13 +18,13 @@
 /* The first line pins everything the samples depend on. */
 static void header_line(char *buf, size_t n, uint64_t seed, const m3_synth_opts *o)
 {
-    char pfc[64];
-    m3_pfc_tag(o, pfc, sizeof pfc);
+    char cfg[64];
+    m3_config_tag(o, cfg, sizeof cfg);
     snprintf(buf, n,
              "# tailor m3 samples: schema %d, seed %llu, fg_flows %u, max_flows %u, cc %s, "
              "quantiles %d%s, labels %d",
              M3_FEATURE_SCHEMA, (unsigned long long)seed, o->fg_flows, o->max_flows,
-             o->only_cc ? o->only_cc : "any", M3_N_Q, pfc, M3_LABELS_VERSION);
+             o->only_cc ? o->only_cc : "any", M3_N_Q, cfg, M3_LABELS_VERSION);
 }
 
 int m3_record_make(uint64_t seed, uint64_t index, const m3_synth_opts *o, m3_record *r,

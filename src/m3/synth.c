@@ -95,7 +95,7 @@ static int preset_pfc_shift(const char *cc)
     return shift;
 }
 
-void m3_pfc_tag(const m3_synth_opts *o, char *buf, size_t n)
+void m3_config_tag(const m3_synth_opts *o, char *buf, size_t n)
 {
     int shift = preset_pfc_shift(o->only_cc);
     char s[32] = "";
