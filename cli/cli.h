@@ -3,6 +3,7 @@
 #ifndef TAILOR_CLI_H
 #define TAILOR_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tailor/err.h"
@@ -20,6 +21,10 @@ typedef struct cli_opts {
     const char *flows;    /* --flows FILE (inspect an existing flow file) */
     const char *engine;   /* --engine */
     double queue_trace_us; /* --queue-trace-us: sampling interval of queues.csv, 0 = none */
+    uint64_t queue_trace_max; /* --queue-trace-max: largest queues.csv in bytes */
+    uint64_t flow_count;      /* --flow-count N: the scenario's workload cut to N flows (0: as is) */
+    uint64_t max_memory;      /* --max-memory: refuse inputs estimated above it (0: the machine's) */
+    int is_force;             /* --force (compare: runs of different flows) */
     const char *tm;        /* --tm: throughput traffic matrix kind or file */
     const char *method;    /* --method exact|approx */
     const char *save_tm;   /* --save-tm FILE */
@@ -88,8 +93,19 @@ void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who);
 void cli_m3_note_accuracy(const tl_m3_stats *st, const char *who);
 void cli_world_fini(cli_world *w);
 
-int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,
-                   tl_progress *prog, tl_err *err);
+/* --queue-trace-us / --queue-trace-max of a pktsim run (NULL: no trace). */
+typedef struct cli_trace {
+    double interval_us;
+    uint64_t max_bytes;
+} cli_trace;
+/* The default largest queue trace: past it a run asks for --queue-trace-max. */
+#define CLI_TRACE_MAX_DEFAULT (256ull << 20)
+int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char *shown,
+                   const cli_trace *trace, tl_progress *prog, tl_err *err);
+/* TL_EINVAL unless engine is known and implements congestion control cc
+ * (every engine's estimate is checked against pktsim, so a CC pktsim does not
+ * implement has no engine). */
+int cli_check_engine(const char *engine, const char *cc, tl_err *err);
 
 int cmd_compare(int argc, char **argv);
 int cmd_gen_flows(int argc, char **argv);
@@ -102,6 +118,44 @@ int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_throughput(int argc, char **argv);
 int cmd_topo_bench(int argc, char **argv);
+
+/* ---- output transactions (cli/outdir.c) ---- */
+#define CLI_PATH_MAX 1024
+#define CLI_OUT_MAX_MADE 16
+#define CLI_OUT_MARKER ".tailor"
+enum {
+    CLI_OUT_DIR,   /* the target is a folder, replaced whole at commit */
+    CLI_OUT_FILES, /* files added into the target folder (created if missing) */
+    CLI_OUT_FILE,  /* the target is one file ("-": standard output, no transaction) */
+};
+typedef struct cli_out {
+    int mode, is_stdout;
+    char target[CLI_PATH_MAX]; /* what the user named */
+    char dest[CLI_PATH_MAX];   /* the folder the results land in (DIR: the target's parent) */
+    char name[256];            /* DIR: the target's last name; FILE: the file's name */
+    char tmp[CLI_PATH_MAX + 300]; /* where the command writes until commit */
+    char made[CLI_OUT_MAX_MADE][CLI_PATH_MAX]; /* folders begin created, removed by abort */
+    int n_made;
+} cli_out;
+/* Checks target before any work (it must be creatable; an existing folder is
+ * replaced only if it is empty or a tailor output folder), creates its
+ * missing parents and a temporary folder beside it, and arranges for SIGINT
+ * and SIGTERM to remove them. Errors name the target: TL_EINVAL (exit 2)
+ * for a target that may not be replaced, TL_EIO for one that cannot be made. */
+int cli_out_begin(cli_out *o, const char *target, int mode, tl_err *err);
+/* The folder to write into until commit (DIR, FILES). */
+const char *cli_out_path(const cli_out *o);
+/* FILE mode: the path to write the file at until commit ("-" for stdout). */
+void cli_out_file(const cli_out *o, char *buf, size_t n);
+/* Moves the results into place: DIR swaps the whole folder in one step. */
+int cli_out_commit(cli_out *o, tl_err *err);
+/* Removes the temporary folder and the parents begin created. Safe twice. */
+void cli_out_abort(cli_out *o);
+
+/* Runs gnuplot on script (its output silenced) with the working directory
+ * cwd (NULL: ours) and ARG1 = arg (NULL: none), through posix_spawn with an
+ * argv: no shell sees a user's string. 0 if gnuplot ran and succeeded. */
+int cli_gnuplot(const char *script, const char *arg, const char *cwd);
 
 /* Prints the help of one subcommand; returns 0, or EXIT_INPUT if unknown. */
 int cli_help(const char *cmd);

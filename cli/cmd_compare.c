@@ -25,7 +25,7 @@
 
 typedef struct args {
     const char *ref, *est, *out;
-    int is_quiet;
+    int is_quiet, is_force;
 } args;
 
 /* cli_parse takes one positional argument (a scenario); compare takes two
@@ -42,6 +42,8 @@ static int parse_args(int argc, char **argv, args *a)
             a->out = argv[++i];
         } else if (strcmp(argv[i], "--quiet") == 0) {
             a->is_quiet = 1;
+        } else if (strcmp(argv[i], "--force") == 0) {
+            a->is_force = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "tailor compare: unknown option '%s' (see 'tailor help compare')\n",
                     argv[i]);
@@ -74,28 +76,6 @@ static int is_file(const char *p)
 {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* mkdir -p: creates dir and any missing parent. */
-static int make_dirs(const char *dir, tl_err *err)
-{
-    char buf[1024];
-    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-        return tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "path too long");
-    for (char *p = buf + 1;; p++) {
-        char c = *p;
-        if (c != '/' && c != '\0')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return tl_err_at(err, TL_EIO, buf, 0, 0, NULL, "cannot create the output folder: %s",
-                             strerror(errno));
-        *p = c;
-        if (!c)
-            return is_dir(dir)
-                       ? 0
-                       : tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "exists and is not a folder");
-    }
 }
 
 /* ======================== the tables ======================== */
@@ -218,11 +198,11 @@ static uint64_t side_count(const tl_cdf_side *c, int b)
 /* compare.gp: one panel per size bucket, the two runs read from the CSV: a
  * run with per-flow slowdowns as a CDF, one with a summary only as points at
  * its percentiles. The CDF axis is in "nines", -log10(1 - CDF), so that the
- * tail (90%, 99%, 99.9%) gets as much room as the body. It writes png_path,
- * or the file named by its first argument (gnuplot -c), so that it can be
- * re-run by hand after editing. */
-static int write_script(const char *gp_path, const char *csv_path, const char *png_path,
-                        const tl_cdf_side side[2], tl_err *err)
+ * tail (90%, 99%, 99.9%) gets as much room as the body. It names its files
+ * relative to its folder, where gnuplot runs (so a folder's name never enters
+ * the script), and writes compare.png, or the file named by its first
+ * argument (gnuplot -c), so that it can be re-run by hand after editing. */
+static int write_script(const char *gp_path, const tl_cdf_side side[2], tl_err *err)
 {
     tl_afile af;
     FILE *f = tl_afile_open(&af, gp_path, err);
@@ -231,9 +211,9 @@ static int write_script(const char *gp_path, const char *csv_path, const char *p
     fprintf(f, "# gnuplot script written by tailor compare: FCT slowdown CDFs per size bucket\n"
                "set terminal pngcairo size 1500,900 font ',10' noenhanced\n"
                "set output (ARGC > 0 ? ARG1 : ");
-    put_gp_str(f, png_path);
+    put_gp_str(f, "compare.png");
     fprintf(f, ")\nset datafile separator ','\ndata = ");
-    put_gp_str(f, csv_path);
+    put_gp_str(f, "compare_cdf.csv");
     fprintf(f,
             "\nnines(c) = c < 1 ? -log10(1 - c) : 1/0\n"
             "set multiplot layout 2,3 title 'FCT slowdown CDF: %s against the reference %s'\n"
@@ -271,51 +251,29 @@ static int write_script(const char *gp_path, const char *csv_path, const char *p
     return tl_afile_commit(&af, err);
 }
 
-extern char **environ;
-
-/* Runs gnuplot -c script png, its output silenced. Spawned directly, not
- * through a shell, so folder names need no quoting. 0 if it succeeded. */
-static int run_gnuplot(const char *script, const char *png)
-{
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0)
-        return -1;
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    char *const argv[] = {"gnuplot", "-c", (char *)script, (char *)png, NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    int status;
-    if (rc != 0 || waitpid(pid, &status, 0) < 0)
-        return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-/* compare_cdf.csv and compare.gp (errors are errors), then compare.png:
- * gnuplot draws into a temporary renamed into place, so a failed or
- * interrupted plot leaves no partial image. A run without per-flow
- * slowdowns (sd[i] NULL) is drawn from its summary. Sets *has_png. */
+/* compare_cdf.csv and compare.gp (errors are errors), then compare.png, all
+ * in the output transaction's folder out, where gnuplot runs. A run without
+ * per-flow slowdowns (sd[i] NULL) is drawn from its summary. Sets *has_png. */
 static int write_plot(const char *out, const tl_summary *sum[2], const tl_slowdowns *sd[2],
                       int *has_png, tl_err *err)
 {
-    char labels[2][48], csv[1200], gp[1200], png[1200], tmp[1240];
+    char labels[2][48], csv[1200], gp[1200];
     make_labels(labels, sum);
     tl_cdf_side side[2];
     for (int i = 0; i < 2; i++)
         side[i] = (tl_cdf_side){.sd = sd[i], .pts = sum[i]->all, .label = labels[i]};
     snprintf(csv, sizeof csv, "%s/compare_cdf.csv", out);
     snprintf(gp, sizeof gp, "%s/compare.gp", out);
-    snprintf(png, sizeof png, "%s/compare.png", out);
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", png, (long)getpid());
     int rc = tl_cdf_save_csv(side, CDF_POINTS, csv, err);
     if (!rc)
-        rc = write_script(gp, csv, png, side, err);
+        rc = write_script(gp, side, err);
     if (rc)
         return rc;
-    *has_png = run_gnuplot(gp, tmp) == 0 && rename(tmp, png) == 0;
-    if (!*has_png)
-        unlink(tmp);
+    *has_png = cli_gnuplot("compare.gp", NULL, out) == 0;
+    if (!*has_png) { /* a failed gnuplot may leave a partial image */
+        snprintf(gp, sizeof gp, "%s/compare.png", out);
+        unlink(gp);
+    }
     return 0;
 }
 
@@ -345,6 +303,59 @@ static int load_run(const char *dir, tl_summary *s, tl_err *err)
     char path[1200];
     snprintf(path, sizeof path, "%s/summary.json", dir);
     return tl_summary_load_json(s, path, err);
+}
+
+/* Runs of different flows (another topology, workload or seed) differ by
+ * their workloads, not by an engine's error: refused unless --force. Runs of
+ * the same flows under other settings are compared, with a note. */
+static int check_same_flows(const args *a, const tl_run_info *ref, const tl_run_info *est,
+                            tl_err *err)
+{
+    const char *dirs[2] = {a->ref, a->est};
+    const tl_run_info *r[2] = {ref, est};
+    for (int i = 0; i < 2; i++)
+        if (!r[i]->is_set) {
+            if (!a->is_quiet)
+                fprintf(stderr,
+                        "tailor compare: note: %s/summary.json has no run record (an older "
+                        "tailor's); whether both runs simulate the same flows is not checked\n",
+                        dirs[i]);
+            return 0;
+        }
+    if (ref->flows_hash != est->flows_hash) {
+        if (!a->is_force)
+            return tl_err_set(err, TL_EINVAL,
+                              "the runs simulate different flows (topology-and-flows hash %016llx "
+                              "in %s, %016llx in %s; seeds %llu and %llu, %lld and %lld flows): "
+                              "their difference is the workloads', not an engine's error; "
+                              "pass --force to compare them anyway",
+                              (unsigned long long)ref->flows_hash, a->ref,
+                              (unsigned long long)est->flows_hash, a->est,
+                              (unsigned long long)ref->seed, (unsigned long long)est->seed,
+                              (long long)ref->n_flows, (long long)est->n_flows);
+        if (!a->is_quiet)
+            fprintf(stderr, "tailor compare: note: --force: the runs simulate different flows "
+                            "(seeds %llu and %llu)\n",
+                    (unsigned long long)ref->seed, (unsigned long long)est->seed);
+        return 0;
+    }
+    if (a->is_quiet)
+        return 0;
+    if (ref->seed != est->seed)
+        fprintf(stderr, "tailor compare: note: the seeds differ (%llu and %llu) but the flows are "
+                        "the same; the engines' own random choices differ\n",
+                (unsigned long long)ref->seed, (unsigned long long)est->seed);
+    if (strcmp(ref->cc, est->cc))
+        fprintf(stderr, "tailor compare: note: the congestion controls differ (%s and %s)\n",
+                ref->cc, est->cc);
+    else if (ref->scenario_hash != est->scenario_hash)
+        fprintf(stderr, "tailor compare: note: the same flows under different knob settings "
+                        "(scenario hash %016llx and %016llx)\n",
+                (unsigned long long)ref->scenario_hash, (unsigned long long)est->scenario_hash);
+    if (strcmp(ref->options, est->options) && ref->options[0] && est->options[0])
+        fprintf(stderr, "tailor compare: note: the engine options differ ('%s' and '%s')\n",
+                ref->options, est->options);
+    return 0;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -379,17 +390,24 @@ int cmd_compare(int argc, char **argv)
         rc = tl_err_at(&err, TL_EIO, out, 0, 0, NULL, "path too long (over %d characters)",
                        MAX_DIR_CHARS);
     if (!rc)
-        rc = make_dirs(out, &err);
+        rc = check_same_flows(&a, &sum[0].run, &sum[1].run, &err);
+    cli_out tx = {0};
+    if (!rc)
+        rc = cli_out_begin(&tx, out, CLI_OUT_FILES, &err);
     if (!rc) {
         char path[1200];
-        snprintf(path, sizeof path, "%s/compare.json", out);
+        snprintf(path, sizeof path, "%s/compare.json", cli_out_path(&tx));
         rc = tl_compare_save_json(&cmp, a.ref, a.est, path, &err);
     }
     if (!rc)
-        rc = write_plot(out, (const tl_summary *[2]){&sum[0], &sum[1]},
+        rc = write_plot(cli_out_path(&tx), (const tl_summary *[2]){&sum[0], &sum[1]},
                         (const tl_slowdowns *[2]){has_fct[0] ? &sd[0] : NULL,
                                                   has_fct[1] ? &sd[1] : NULL},
                         &has_png, &err);
+    if (!rc)
+        rc = cli_out_commit(&tx, &err);
+    else
+        cli_out_abort(&tx);
     if (!rc)
         remove_stale(out, has_png);
     if (!rc) {

@@ -3,6 +3,7 @@
  * ground truth (or reuses an earlier pktsim run of the very same scenario from
  * out/cache/, keyed by a hash of the scenario), and compares the two
  * (out/demo/: compare.json, compare.png and a table on stdout). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,10 +46,15 @@ int cmd_demo(int argc, char **argv)
         return EXIT_INPUT;
     }
     const char *dir = o.out ? o.out : "out/demo";
-    char est_dir[1100], ref_dir[1100], probe[1200];
+    char est_dir[1100], ref_dir[1100], probe[1200], shown[1200];
     snprintf(est_dir, sizeof est_dir, "%s/parsimon", dir);
     tl_err err;
     tl_err_clear(&err);
+    cli_out out, cache = {0};
+    if ((rc = cli_out_begin(&out, dir, CLI_OUT_DIR, &err))) {
+        cli_print_err("demo", &err);
+        return cli_exit_code(&err);
+    }
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
@@ -61,7 +67,12 @@ int cmd_demo(int argc, char **argv)
                w.sc.engine.n_threads == 1 ? "1 thread" : "all cores");
         fflush(stdout);
         double t0 = tl_wall_s();
-        rc = cli_run_engine(&w, "parsimon", est_dir, 0, prog, &err);
+        snprintf(shown, sizeof shown, "%s/parsimon", cli_out_path(&out));
+        if (mkdir(shown, 0777) != 0)
+            rc = tl_err_at(&err, TL_EIO, shown, 0, 0, NULL, "cannot create the folder: %s",
+                           strerror(errno));
+        if (!rc)
+            rc = cli_run_engine(&w, "parsimon", shown, est_dir, NULL, prog, &err);
         if (!rc)
             printf("Parsimon took %.1f s\n", tl_wall_s() - t0);
     }
@@ -77,13 +88,22 @@ int cmd_demo(int argc, char **argv)
                ref_dir);
         fflush(stdout);
         double t0 = tl_wall_s();
-        rc = cli_run_engine(&w, "pktsim", ref_dir, 0, prog, &err);
+        rc = cli_out_begin(&cache, ref_dir, CLI_OUT_DIR, &err);
+        if (!rc)
+            rc = cli_run_engine(&w, "pktsim", cli_out_path(&cache), ref_dir, NULL, prog, &err);
+        if (!rc)
+            rc = cli_out_commit(&cache, &err);
         if (!rc)
             printf("pktsim took %.1f s\n", tl_wall_s() - t0);
     }
+    /* The folder holds Parsimon's run now; compare adds its files to it. */
+    if (!rc)
+        rc = cli_out_commit(&out, &err);
     cli_progress_done(prog);
     cli_world_fini(&w);
     if (rc) {
+        cli_out_abort(&cache);
+        cli_out_abort(&out);
         cli_print_err("demo", &err);
         return cli_exit_code(&err);
     }

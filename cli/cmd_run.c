@@ -47,6 +47,9 @@ static int save_links(const tl_pktsim *sim, const tl_topo *t, const char *path, 
 typedef struct qtrace {
     FILE *f;
     const tl_topo *t;
+    uint64_t max_bytes; /* the trace stops the run when it would grow past this */
+    int is_over;
+    int64_t over_ps;
 } qtrace;
 
 static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
@@ -59,37 +62,41 @@ static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
             fprintf(q->f, "%.3f,%u,%llu\n", (double)now * 1e-3, c,
                     (unsigned long long)ps.queue_bytes_now);
     }
+    if (q->max_bytes && (uint64_t)ftello(q->f) > q->max_bytes) {
+        q->is_over = 1;
+        q->over_ps = now;
+        return TL_EINVAL;
+    }
     return ferror(q->f) ? TL_EIO : 0;
 }
 
-/* mkdir -p: creates outdir and any missing parent. */
-static int make_dirs(const char *outdir)
+/* The settings behind a result, for summary.json's run record. */
+static void engine_options(const cli_world *w, const char *engine, char *buf, size_t n)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", outdir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    const tl_engine_spec *es = &w->sc.engine;
+    buf[0] = '\0';
+    if (!strcmp(engine, "parsimon"))
+        snprintf(buf, n, "cluster=%d passthrough=%d residual=%d", es->is_cluster,
+                 es->is_passthrough, es->is_residual);
+    else if (!strcmp(engine, "m3"))
+        snprintf(buf, n, "paths=%u model=%s no_model=%d path_pktsim=%d", es->n_paths,
+                 es->model[0] ? es->model : "default", es->is_no_model, es->is_path_pktsim);
 }
 
-/* The common result files of an engine run. */
+static void fill_run(const cli_world *w, const char *engine, tl_run_info *r)
+{
+    char opts[256];
+    engine_options(w, engine, opts, sizeof opts);
+    tl_run_info_init(r, w->topo, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed, opts);
+}
+
+/* The common result files of an engine run, into the existing folder dir. */
 static int save_results(const cli_world *w, const char *engine, const tl_flow_result *res,
-                        const char *outdir, tl_summary *sum, tl_err *err)
+                        const char *outdir, const tl_run_info *run, tl_summary *sum, tl_err *err)
 {
     char path[1200];
-    int rc = make_dirs(outdir) != 0
-                 ? tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
-                             strerror(errno))
-                 : 0;
-    if (!rc) {
-        snprintf(path, sizeof path, "%s/fct.csv", outdir);
-        rc = tl_result_save_csv(&w->flows, res, path, err);
-    }
+    snprintf(path, sizeof path, "%s/fct.csv", outdir);
+    int rc = tl_result_save_csv(&w->flows, res, path, err);
     if (!rc) {
         snprintf(path, sizeof path, "%s/fct.txt", outdir);
         rc = tl_result_save_ns3(&w->flows, res, path, err);
@@ -97,6 +104,7 @@ static int save_results(const cli_world *w, const char *engine, const tl_flow_re
     if (!rc)
         rc = tl_summary_build(sum, engine, &w->flows, res, err);
     if (!rc) {
+        sum->run = *run;
         snprintf(path, sizeof path, "%s/summary.json", outdir);
         rc = tl_summary_save_json(sum, path, err);
     }
@@ -114,7 +122,8 @@ static void print_buckets(const tl_summary *sum, const char *outdir, const char 
     printf("results in %s/ (%s)\n", outdir, files);
 }
 
-static int run_flowsim(cli_world *w, const char *outdir, tl_progress *prog, tl_err *err)
+static int run_flowsim(cli_world *w, const char *outdir, const char *shown, tl_progress *prog,
+                       tl_err *err)
 {
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
@@ -122,9 +131,11 @@ static int run_flowsim(cli_world *w, const char *outdir, tl_progress *prog, tl_e
     tl_flowsim *fs = tl_flowsim_create(w->topo, w->routes, &w->flows, &w->sc.params, err);
     int rc = fs ? tl_flowsim_run(fs, prog, err) : err->code;
     double cpu = (double)clock() / CLOCKS_PER_SEC - t0;
+    tl_run_info run;
+    fill_run(w, "flowsim", &run);
     if (!rc)
-        rc = save_results(w, "flowsim", tl_flowsim_results(fs), outdir, &sum, err);
-    if (!rc) {
+        rc = save_results(w, "flowsim", tl_flowsim_results(fs), outdir, &run, &sum, err);
+    if (!rc && shown) {
         tl_flowsim_stats st;
         tl_flowsim_get_stats(fs, &st);
         printf("flowsim: %zu flows, %.6g s simulated, %llu events, %.3g flows/s (%.2f s CPU), "
@@ -133,7 +144,7 @@ static int run_flowsim(cli_world *w, const char *outdir, tl_progress *prog, tl_e
                cpu > 0 ? (double)w->flows.n / cpu : 0, cpu,
                st.n_events ? (double)st.links_refilled / (double)st.n_events : 0,
                st.n_events ? (double)st.flows_refilled / (double)st.n_events : 0);
-        print_buckets(&sum, outdir, "fct.csv, fct.txt, summary.json");
+        print_buckets(&sum, shown, "fct.csv, fct.txt, summary.json");
     }
     tl_summary_fini(&sum);
     tl_flowsim_destroy(fs);
@@ -143,7 +154,8 @@ static int run_flowsim(cli_world *w, const char *outdir, tl_progress *prog, tl_e
 /* A scenario's number where it set one (not NaN), else the default. */
 static double set_or(double v, double dflt) { return isnan(v) ? dflt : v; }
 
-static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_err *err)
+static int run_parsimon(cli_world *w, const char *outdir, const char *shown, tl_progress *prog,
+                        tl_err *err)
 {
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
@@ -165,11 +177,16 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
     tl_parsimon *ps = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
                                          w->sc.seed, &po, err);
     int rc = ps ? tl_parsimon_run(ps, prog, err) : err->code;
+    tl_parsimon_stats st = {0};
     if (!rc)
-        rc = save_results(w, "parsimon", tl_parsimon_results(ps), outdir, &sum, err);
-    if (!rc) {
-        tl_parsimon_stats st;
         tl_parsimon_get_stats(ps, &st);
+    tl_run_info run;
+    fill_run(w, "parsimon", &run);
+    run.n_drops = (int64_t)st.n_drops; /* over the link simulations, not the network */
+    run.n_timeouts = (int64_t)st.n_timeouts;
+    if (!rc)
+        rc = save_results(w, "parsimon", tl_parsimon_results(ps), outdir, &run, &sum, err);
+    if (!rc && shown) {
         printf("parsimon: %zu flows, %u busy links: %u simulated (%u first hop, %u middle, %u last "
                "hop), %u pruned by clustering, %u pass-through; %llu link-hops, %llu drops, "
                "%llu timeouts; decompose %.2f s, link simulations %.2f s (slowest link %.2f s), "
@@ -178,7 +195,7 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
                st.n_case[2], st.n_pruned, st.n_passthrough, (unsigned long long)st.n_link_hops,
                (unsigned long long)st.n_drops, (unsigned long long)st.n_timeouts, st.decompose_s,
                st.simulate_s, st.max_link_s, st.aggregate_s);
-        print_buckets(&sum, outdir, "fct.csv, fct.txt, summary.json");
+        print_buckets(&sum, shown, "fct.csv, fct.txt, summary.json");
     }
     tl_summary_fini(&sum);
     tl_parsimon_destroy(ps);
@@ -186,7 +203,8 @@ static int run_parsimon(cli_world *w, const char *outdir, tl_progress *prog, tl_
 }
 
 /* m3 writes a summary only: it estimates distributions, not flows. */
-static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *err)
+static int run_m3(cli_world *w, const char *outdir, const char *shown, tl_progress *prog,
+                  tl_err *err)
 {
     const tl_engine_spec *es = &w->sc.engine;
     tl_m3_opts mo;
@@ -199,10 +217,8 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
                             &mo, err);
     int rc = m ? tl_m3_run(m, prog, err) : err->code;
     rc = rc ? rc : tl_m3_summary(m, &sum, err);
-    if (!rc && make_dirs(outdir) != 0)
-        rc = tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
-                       strerror(errno));
     if (!rc) {
+        fill_run(w, "m3", &sum.run);
         char path[1200];
         snprintf(path, sizeof path, "%s/summary.json", outdir);
         rc = tl_summary_save_json(&sum, path, err);
@@ -212,7 +228,7 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
         snprintf(path, sizeof path, "%s/paths.csv", outdir);
         rc = tl_m3_write_paths(m, path, err);
     }
-    if (!rc) {
+    if (!rc && shown) {
         tl_m3_stats st;
         tl_m3_get_stats(m, &st);
         printf("m3%s: %zu flows on %llu paths; %u distinct of %u drawn paths, %.0f flows per path "
@@ -230,24 +246,26 @@ static int run_m3(cli_world *w, const char *outdir, tl_progress *prog, tl_err *e
                st.aggregate_s, st.model_path ? "; model " : "",
                st.model_path ? st.model_path : "");
         cli_m3_note_accuracy(&st, "tailor run");
-        print_buckets(&sum, outdir, "summary.json, paths.csv");
+        print_buckets(&sum, shown, "summary.json, paths.csv");
     }
     tl_summary_fini(&sum);
     tl_m3_destroy(m);
     return rc;
 }
 
-/* Runs the engine on a built world and writes OUTDIR's result files; prints
- * a short report on stdout. Shared by `run` and `demo`. */
-int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double queue_trace_us,
-                   tl_progress *prog, tl_err *err)
+/* Runs the engine on a built world and writes its result files into the
+ * existing folder dir (an output transaction's); prints a short report on
+ * stdout naming shown, where the files will be (NULL: no report). Shared by
+ * run, sweep and demo. */
+int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char *shown,
+                   const cli_trace *trace, tl_progress *prog, tl_err *err)
 {
     if (strcmp(engine, "flowsim") == 0)
-        return run_flowsim(w, outdir, prog, err);
+        return run_flowsim(w, dir, shown, prog, err);
     if (strcmp(engine, "parsimon") == 0)
-        return run_parsimon(w, outdir, prog, err);
+        return run_parsimon(w, dir, shown, prog, err);
     if (strcmp(engine, "m3") == 0)
-        return run_m3(w, outdir, prog, err);
+        return run_m3(w, dir, shown, prog, err);
     if (strcmp(engine, "pktsim") != 0)
         return tl_err_set(err, TL_EINVAL,
                           "unknown engine '%s' (available: pktsim, flowsim, parsimon, m3)",
@@ -261,40 +279,60 @@ int cli_run_engine(cli_world *w, const char *engine, const char *outdir, double 
     char path[1200];
     tl_afile qf = {0};
     qtrace qt = {.t = w->topo};
-    if (!rc && queue_trace_us > 0) {
-        if (make_dirs(outdir) != 0)
-            rc = tl_err_at(err, TL_EIO, outdir, 0, 0, NULL, "cannot create the output folder: %s",
-                           strerror(errno));
-        snprintf(path, sizeof path, "%s/queues.csv", outdir);
-        if (!rc && !(qt.f = tl_afile_open(&qf, path, err)))
+    if (!rc && trace && trace->interval_us > 0) {
+        snprintf(path, sizeof path, "%s/queues.csv", dir);
+        qt.max_bytes = trace->max_bytes;
+        if (!(qt.f = tl_afile_open(&qf, path, err)))
             rc = err->code;
         if (!rc) {
             fprintf(qt.f, "t_ns,chan,queue_bytes\n");
-            rc = tl_pktsim_set_control(sim, (int64_t)(queue_trace_us * 1e6), qtrace_sample, &qt,
-                                       err);
+            rc = tl_pktsim_set_control(sim, (int64_t)(trace->interval_us * 1e6), qtrace_sample,
+                                       &qt, err);
         }
     }
     if (!rc)
         rc = tl_pktsim_run(sim, 0, prog, err);
+    if (rc && qt.is_over)
+        rc = tl_err_set(err, TL_EINVAL,
+                        "queues.csv passed --queue-trace-max %.0f MB at %.6f s of simulated "
+                        "time; nothing was written: sample less often (--queue-trace-us) or "
+                        "allow a larger trace (--queue-trace-max SIZE, e.g. 4GB)",
+                        (double)qt.max_bytes / 1e6, (double)qt.over_ps * 1e-12);
     if (qt.f)
         rc = rc ? (tl_afile_abort(&qf), rc) : tl_afile_commit(&qf, err);
     double cpu = (double)clock() / CLOCKS_PER_SEC - t0;
+    tl_pktsim_stats st = {0};
     if (!rc)
-        rc = save_results(w, "pktsim", tl_pktsim_results(sim), outdir, &sum, err);
+        tl_pktsim_get_stats(sim, &st);
+    tl_run_info run;
+    fill_run(w, "pktsim", &run);
     if (!rc) {
-        snprintf(path, sizeof path, "%s/links.csv", outdir);
-        rc = save_links(sim, w->topo, path, err);
+        run.bytes_delivered = (int64_t)st.bytes_delivered;
+        run.bytes_retx = (int64_t)st.bytes_retx;
+        run.n_drops = (int64_t)(st.n_drops + st.n_fail_drops);
+        run.n_timeouts = (int64_t)st.n_timeouts;
+        run.n_pfc_pauses = 0;
+        for (uint32_t c = 0; c < 2 * tl_topo_n_links(w->topo); c++) {
+            tl_port_stats ps;
+            tl_pktsim_port_stats(sim, c, &ps);
+            run.n_pfc_pauses += (int64_t)ps.n_pauses;
+        }
+        rc = save_results(w, "pktsim", tl_pktsim_results(sim), dir, &run, &sum, err);
     }
     if (!rc) {
-        tl_pktsim_stats st;
-        tl_pktsim_get_stats(sim, &st);
+        snprintf(path, sizeof path, "%s/links.csv", dir);
+        rc = save_links(sim, w->topo, path, err);
+    }
+    if (!rc && shown) {
         printf("pktsim: %llu/%zu flows done, %.6g s simulated, %llu events, %llu link-hops, "
                "%.3g link-hops/s (%.1f s CPU), %llu drops, %llu marks, %llu timeouts\n",
                (unsigned long long)st.n_flows_done, w->flows.n, (double)st.now_ps * 1e-12,
                (unsigned long long)st.n_events, (unsigned long long)st.n_link_hops,
                cpu > 0 ? (double)st.n_link_hops / cpu : 0, cpu, (unsigned long long)st.n_drops,
                (unsigned long long)st.n_marks, (unsigned long long)st.n_timeouts);
-        print_buckets(&sum, outdir, "fct.csv, fct.txt, summary.json, links.csv");
+        print_buckets(&sum, shown,
+                      qt.f ? "fct.csv, fct.txt, summary.json, links.csv, queues.csv"
+                           : "fct.csv, fct.txt, summary.json, links.csv");
     }
     tl_summary_fini(&sum);
     tl_pktsim_destroy(sim);
@@ -306,7 +344,8 @@ int cmd_run(int argc, char **argv)
     cli_opts o;
     int rc = cli_parse(argc, argv, "run",
                        "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
-                       "no-passthrough,no-residual,paths,model,no-model,path-pktsim",
+                       "no-passthrough,no-residual,paths,model,no-model,path-pktsim,queue-trace-max,"
+                       "flow-count,max-memory",
                        &o);
     if (rc)
         return rc;
@@ -316,15 +355,27 @@ int cmd_run(int argc, char **argv)
     }
     tl_err err;
     tl_err_clear(&err);
+    cli_out out;
+    if ((rc = cli_out_begin(&out, o.out, CLI_OUT_DIR, &err))) {
+        cli_print_err("run", &err);
+        return cli_exit_code(&err);
+    }
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
+    const char *engine = o.engine ? o.engine : w.sc.engine.name;
     if (!rc)
-        rc = cli_run_engine(&w, o.engine ? o.engine : w.sc.engine.name, o.out, o.queue_trace_us,
-                            prog, &err);
+        rc = cli_check_engine(engine, w.sc.cc, &err);
+    cli_trace trace = {o.queue_trace_us, o.queue_trace_max};
+    if (!rc)
+        rc = cli_run_engine(&w, engine, cli_out_path(&out), o.out, &trace, prog, &err);
+    if (!rc)
+        rc = cli_out_commit(&out, &err);
     cli_progress_done(prog);
-    if (rc)
+    if (rc) {
+        cli_out_abort(&out);
         cli_print_err("run", &err);
+    }
     cli_world_fini(&w);
     return rc ? cli_exit_code(&err) : 0;
 }

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "tailor/flowsim.h"
 #include "tailor/m3.h"
 #include "tailor/result.h"
 
@@ -25,17 +27,39 @@ typedef struct swept {
     int n;
 } swept;
 
-/* Splits "name=v1,v2,..." into s; 0 if it is a plain single-value --set. */
+/* Splits "name=v1,v2,..." into s: 1 if it is a list, 0 if it is a plain
+ * single-value --set, EXIT_INPUT (printed) for an empty value or too many. */
 static int split(const char *assign, swept *s)
 {
     const char *eq = strchr(assign, '=');
     if (!eq || !strchr(eq, ','))
         return 0;
     snprintf(s->name, sizeof s->name, "%.*s", (int)(eq - assign), assign);
+    if (strlen(eq + 1) >= sizeof s->text) {
+        fprintf(stderr, "tailor sweep: --set %s: the list is too long (at most %zu characters)\n",
+                s->name, sizeof s->text - 1);
+        return -EXIT_INPUT;
+    }
     snprintf(s->text, sizeof s->text, "%s", eq + 1);
     s->n = 0;
-    for (char *tok = strtok(s->text, ","); tok && s->n < MAX_VALUES; tok = strtok(NULL, ","))
-        s->values[s->n++] = tok;
+    for (char *tok = s->text;; s->n++) {
+        char *comma = strchr(tok, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*tok || s->n == MAX_VALUES) {
+            fprintf(stderr,
+                    !*tok ? "tailor sweep: --set %s: value %d of the list is empty (expected "
+                            "name=v1,v2,... with no empty value)\n"
+                          : "tailor sweep: --set %s: more than %d values\n",
+                    assign, !*tok ? s->n + 1 : MAX_VALUES);
+            return -EXIT_INPUT;
+        }
+        s->values[s->n] = tok;
+        if (!comma)
+            break;
+        tok = comma + 1;
+    }
+    s->n++;
     return 1;
 }
 
@@ -51,14 +75,20 @@ static void print_row(FILE *f, const swept *sw, int n_sw, int v, const tl_summar
     fputc('\n', f);
 }
 
+/* OUTDIR/vN (out: the output transaction's folder). */
+static int make_vdir(const char *out, int v, char *path, size_t n, tl_err *err)
+{
+    snprintf(path, n, "%s/v%d", out, v);
+    if (mkdir(path, 0777) != 0)
+        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot create the folder: %s",
+                         strerror(errno));
+    return 0;
+}
+
 static int save_summary(const char *out, int v, const tl_summary *sum, tl_err *err)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/v%d", out, v);
-    if (mkdir(out, 0777) != 0 && errno != EEXIST)
-        return tl_err_at(err, TL_EIO, out, 0, 0, NULL, "cannot create the folder: %s",
-                         strerror(errno));
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+    if (make_vdir(out, v, path, sizeof path, err))
         return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot create the folder: %s",
                          strerror(errno));
     snprintf(path, sizeof path, "%s/v%d/summary.json", out, v);
@@ -69,13 +99,16 @@ int cmd_sweep(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv, "sweep",
-                       "o,engine,seed,cc,set,preset,threads,quiet,paths,model,no-model", &o);
+                       "o,engine,seed,cc,set,preset,threads,quiet,paths,model,no-model,flow-count", &o);
     if (rc)
         return rc;
     swept sw[MAX_SWEPT];
     int n_sw = 0, n_keep = 0;
     for (int i = 0; i < o.n_sets; i++) {
-        if (n_sw < MAX_SWEPT && split(o.sets[i], &sw[n_sw])) {
+        int is_list = n_sw < MAX_SWEPT ? split(o.sets[i], &sw[n_sw]) : 0;
+        if (is_list < 0)
+            return -is_list;
+        if (is_list) {
             if (n_sw && sw[n_sw].n != sw[0].n) {
                 fprintf(stderr, "tailor sweep: --set %s has %d values, --set %s=... has %d; "
                                 "swept knobs move together and need as many values\n",
@@ -92,12 +125,37 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "tailor sweep: expected a --set knob=v1,v2,... with two or more values\n");
         return EXIT_INPUT;
     }
+    if (o.is_quiet && !o.out) {
+        fprintf(stderr, "tailor sweep: --quiet silences the table, so it needs -o OUTDIR for "
+                        "the results\n");
+        return EXIT_INPUT;
+    }
     const char *engine = o.engine ? o.engine : "m3";
     tl_err err;
     tl_err_clear(&err);
+    /* Results go to OUTDIR; without -o, the full runs of other engines need a
+     * scratch folder, removed at the end. */
+    cli_out out;
+    char scratch[CLI_PATH_MAX];
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/tailor-sweep.%ld", tmpdir && tmpdir[0] ? tmpdir : "/tmp",
+             (long)getpid());
+    if ((rc = cli_out_begin(&out, o.out ? o.out : scratch, CLI_OUT_DIR, &err))) {
+        cli_print_err("sweep", &err);
+        return cli_exit_code(&err);
+    }
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
+    if (!rc)
+        rc = cli_check_engine(engine, w.sc.cc, &err);
+    for (int k = 0; k < n_sw && !rc && !o.is_quiet; k++)
+        if (!strcmp(engine, "flowsim") && !tl_flowsim_knob_is_read(sw[k].name))
+            fprintf(stderr,
+                    "tailor sweep: warning: flowsim does not read %s (it models max-min fair "
+                    "sharing, not %s), so its values get the same estimate; --engine parsimon "
+                    "or pktsim simulates it\n",
+                    sw[k].name, w.sc.cc);
     /* every setting is built, so every value checked, before anything runs */
     tl_params vals[MAX_VALUES];
     memset(vals, 0, sizeof vals);
@@ -143,14 +201,15 @@ int cmd_sweep(int argc, char **argv)
             rc = tl_m3_repredict(m, &vals[v], w.sc.cc, &err);
             rc = rc ? rc : tl_m3_summary(m, &sum, &err);
             if (!rc && o.out)
-                rc = save_summary(o.out, v, &sum, &err);
+                rc = save_summary(cli_out_path(&out), v, &sum, &err);
         } else if (!rc) {
-            /* a full run per value into OUTDIR/vN (or a scratch folder) */
+            /* a full run per value into OUTDIR/vN (or the scratch folder) */
             char dir[1200];
-            snprintf(dir, sizeof dir, "%s/v%d", o.out ? o.out : "out/sweep", v);
             tl_params keep = w.sc.params;
             w.sc.params = vals[v];
-            rc = cli_run_engine(&w, engine, dir, 0, NULL, &err);
+            rc = make_vdir(cli_out_path(&out), v, dir, sizeof dir, &err);
+            if (!rc) /* no report per run (shown NULL): the table is the sweep's */
+                rc = cli_run_engine(&w, engine, dir, NULL, NULL, NULL, &err);
             w.sc.params = keep;
             if (!rc) {
                 char path[1300];
@@ -161,7 +220,7 @@ int cmd_sweep(int argc, char **argv)
         sums[v] = sum;
         n_done++;
     }
-    if (!rc) {
+    if (!rc && !o.is_quiet) {
         tl_m3_stats st = {0};
         if (m)
             tl_m3_get_stats(m, &st);
@@ -179,6 +238,10 @@ int cmd_sweep(int argc, char **argv)
         tl_summary_fini(&sums[v]);
     free(sums);
     if (!rc && o.out)
+        rc = cli_out_commit(&out, &err);
+    else
+        cli_out_abort(&out); /* the scratch folder, or a failed OUTDIR */
+    if (!rc && o.out && !o.is_quiet)
         printf("summaries in %s/v0 .. v%d/summary.json\n", o.out, sw[0].n - 1);
     if (rc)
         cli_print_err("sweep", &err);

@@ -5,7 +5,6 @@
  * graphs. Writes DIR/topo-bench.csv, DIR/topo-bench.png (gnuplot) and
  * DIR/table.md, the relative throughput at each family's largest size. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -66,6 +65,8 @@ typedef struct row {
     tl_rel_tput rel[3];
 } row;
 
+/* topo-bench.gp names its files relative to the output folder, where
+ * gnuplot runs: the folder's name never enters the script. */
 static int write_plot(const char *dir, tl_err *err)
 {
     char path[1200];
@@ -75,30 +76,28 @@ static int write_plot(const char *dir, tl_err *err)
     if (!f)
         return err->code;
     fprintf(f,
-            "# gnuplot script written by tailor topo-bench: relative throughput vs servers\n"
+            "# gnuplot script written by tailor topo-bench: relative throughput vs servers;\n"
+            "# run it in its folder: gnuplot topo-bench.gp\n"
             "set terminal pngcairo size 1500,480 font ',10' noenhanced\n"
-            "set output '%s/topo-bench.png'\n"
+            "set output 'topo-bench.png'\n"
             "set datafile separator ','\n"
             "set multiplot layout 1,3\n"
             "set xlabel 'servers'; set ylabel 'relative throughput'; set grid\n"
             "set key bottom left font ',8'\n"
             "families = 'fat_tree jellyfish hypercube flattened_butterfly hyperx dragonfly "
-            "slimfly bcube dcell longhop'\n",
-            dir);
+            "slimfly bcube dcell longhop'\n");
     static const char *const cols[] = {"all-to-all", "random matching", "longest matching"};
     for (int k = 0; k < 3; k++)
         fprintf(f,
                 "set title '%s'; set yrange [0:*]\n"
-                "plot for [fam in families] '%s/topo-bench.csv' using "
+                "plot for [fam in families] 'topo-bench.csv' using "
                 "(strcol(2) eq fam ? $4 : 1/0):%d with linespoints title fam\n",
-                cols[k], dir, 9 + 4 * k);
+                cols[k], 9 + 4 * k);
     fprintf(f, "unset multiplot\n");
     int rc = tl_afile_commit(&af, err);
     if (rc)
         return rc;
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", path);
-    if (system(cmd) != 0)
+    if (cli_gnuplot("topo-bench.gp", NULL, dir) != 0)
         fprintf(stderr, "tailor topo-bench: gnuplot failed or is missing; the CSV is complete\n");
     return 0;
 }
@@ -113,14 +112,14 @@ int cmd_topo_bench(int argc, char **argv)
     uint32_t n_inst = o.relative ? o.relative : (o.is_quick ? 2 : 3);
     double eps = o.eps > 0 ? o.eps : 0.05;
     uint64_t seed = o.seed >= 0 ? (uint64_t)o.seed : 1;
-    char mk[1200];
-    snprintf(mk, sizeof mk, "mkdir -p '%s'", dir);
-    if (system(mk) != 0) {
-        fprintf(stderr, "tailor topo-bench: cannot create %s\n", dir);
-        return EXIT_RUN;
-    }
     tl_err err;
     tl_err_clear(&err);
+    cli_out out;
+    if ((rc = cli_out_begin(&out, dir, CLI_OUT_DIR, &err))) {
+        cli_print_err("topo-bench", &err);
+        return cli_exit_code(&err);
+    }
+    const char *tmp = cli_out_path(&out);
     row rows[N_CONFIGS];
     size_t n_rows = 0;
     double t0 = tl_wall_s();
@@ -151,18 +150,14 @@ int cmd_topo_bench(int argc, char **argv)
                     configs[i].spec, r->servers, r->rel[0].relative, r->rel[1].relative,
                     r->rel[2].relative, tl_wall_s() - t0);
     }
-    if (rc) {
-        cli_print_err("topo-bench", &err);
-        return cli_exit_code(&err);
-    }
+    if (rc)
+        goto fail;
     char path[1200];
-    snprintf(path, sizeof path, "%s/topo-bench.csv", dir);
+    snprintf(path, sizeof path, "%s/topo-bench.csv", tmp);
     tl_afile af;
     FILE *f = tl_afile_open(&af, path, &err);
-    if (!f) {
-        cli_print_err("topo-bench", &err);
-        return cli_exit_code(&err);
-    }
+    if (!f)
+        goto fail;
     fprintf(f, "family,family_key,spec,servers,nodes");
     for (int k = 0; k < 3; k++)
         fprintf(f, ",%s_throughput,%s_random_mean,%s_random_ci95,%s_relative", tl_tm_kind_names[kinds[k]],
@@ -181,17 +176,13 @@ int cmd_topo_bench(int argc, char **argv)
                     rows[i].rel[k].random_ci95, rows[i].rel[k].relative);
         fprintf(f, "\n");
     }
-    if ((rc = tl_afile_commit(&af, &err)) || (rc = write_plot(dir, &err))) {
-        cli_print_err("topo-bench", &err);
-        return cli_exit_code(&err);
-    }
+    if ((rc = tl_afile_commit(&af, &err)) || (rc = write_plot(tmp, &err)))
+        goto fail;
     /* Table I: relative throughput at each family's largest size. */
-    snprintf(path, sizeof path, "%s/table.md", dir);
+    snprintf(path, sizeof path, "%s/table.md", tmp);
     f = tl_afile_open(&af, path, &err);
-    if (!f) {
-        cli_print_err("topo-bench", &err);
-        return cli_exit_code(&err);
-    }
+    if (!f)
+        goto fail;
     printf("relative throughput at the largest size tested (%u random instances, eps %.2g):\n",
            n_inst, eps);
     printf("%-22s %8s %12s %12s %12s\n", "family", "servers", "all-to-all", "random match",
@@ -208,10 +199,12 @@ int cmd_topo_bench(int argc, char **argv)
                 rows[i].rel[0].relative * 100, rows[i].rel[1].relative * 100,
                 rows[i].rel[2].relative * 100);
     }
-    if ((rc = tl_afile_commit(&af, &err))) {
-        cli_print_err("topo-bench", &err);
-        return cli_exit_code(&err);
-    }
+    if ((rc = tl_afile_commit(&af, &err)) || (rc = cli_out_commit(&out, &err)))
+        goto fail;
     printf("wrote %s/topo-bench.csv, topo-bench.png, table.md in %.1f s\n", dir, tl_wall_s() - t0);
     return 0;
+fail:
+    cli_out_abort(&out);
+    cli_print_err("topo-bench", &err);
+    return cli_exit_code(&err);
 }

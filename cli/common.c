@@ -2,7 +2,10 @@
 #include "cli.h"
 #include "tailor/pktsim.h"
 #include "tailor/time.h"
+#include "tailor/units.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
 {
     memset(o, 0, sizeof *o);
     o->seed = -1;
+    o->queue_trace_max = CLI_TRACE_MAX_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *name = NULL;
@@ -55,6 +59,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                     : strcmp(name, "no-residual") == 0    ? &o->is_no_residual
                     : strcmp(name, "no-model") == 0       ? &o->is_no_model
                     : strcmp(name, "path-pktsim") == 0    ? &o->is_path_pktsim
+                    : strcmp(name, "force") == 0          ? &o->is_force
                                                           : NULL;
         if (flag) {
             *flag = 1;
@@ -112,12 +117,29 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->relative = (uint32_t)x;
         } else if (strcmp(name, "queue-trace-us") == 0) {
             double us = strtod(v, &end);
-            if (*end || end == v || !(us > 0)) {
+            if (*end || end == v || !(us > 0) || !(us <= 1e9)) {
                 fprintf(stderr, "tailor %s: --queue-trace-us expects a number > 0, found '%s'\n",
                         cmd, v);
                 return EXIT_INPUT;
             }
             o->queue_trace_us = us;
+        } else if (strcmp(name, "queue-trace-max") == 0 || strcmp(name, "max-memory") == 0) {
+            uint64_t b;
+            if (tl_units_parse_bytes(v, &b) != 0 || b == 0) {
+                fprintf(stderr, "tailor %s: --%s expects a size > 0 such as 512MB or 4GB, found "
+                                "'%s'\n", cmd, name, v);
+                return EXIT_INPUT;
+            }
+            *(strcmp(name, "max-memory") == 0 ? &o->max_memory : &o->queue_trace_max) = b;
+        } else if (strcmp(name, "flow-count") == 0) {
+            errno = 0;
+            unsigned long long x = strtoull(v, &end, 10);
+            if (*end || end == v || v[0] == '-' || errno == ERANGE || x < 1 || x > 1000000000ull) {
+                fprintf(stderr, "tailor %s: --flow-count expects 1..1000000000 flows, found '%s'\n",
+                        cmd, v);
+                return EXIT_INPUT;
+            }
+            o->flow_count = x;
         } else if (strcmp(name, "set") == 0) {
             if (o->n_sets == 64) {
                 fprintf(stderr, "tailor %s: at most 64 --set options\n", cmd);
@@ -125,9 +147,11 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             }
             o->sets[o->n_sets++] = v;
         } else if (strcmp(name, "seed") == 0) {
+            errno = 0;
             long long s = strtoll(v, &end, 10);
-            if (*end || end == v || s < 0) {
-                fprintf(stderr, "tailor %s: --seed expects an integer >= 0, found '%s'\n", cmd, v);
+            if (*end || end == v || s < 0 || errno == ERANGE) {
+                fprintf(stderr, "tailor %s: --seed expects an integer in 0..%lld, found '%s'\n",
+                        cmd, LLONG_MAX, v);
                 return EXIT_INPUT;
             }
             o->seed = s;
@@ -304,12 +328,49 @@ int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *
     if (!(w->routes = tl_routes_create(w->topo, w->sc.seed, err)))
         return err->code;
     w->is_from_file = o->flows != NULL;
-    if (o->flows)
-        return has_suffix(o->flows, ".csv") ? tl_flows_load_csv(&w->flows, o->flows, w->topo, err)
-                                            : tl_flows_load_ns3(&w->flows, o->flows, w->topo, err);
+    if (o->flows) {
+        rc = has_suffix(o->flows, ".csv") ? tl_flows_load_csv(&w->flows, o->flows, w->topo, err)
+                                          : tl_flows_load_ns3(&w->flows, o->flows, w->topo, err);
+        if (!rc && o->flow_count && o->flow_count < w->flows.n)
+            w->flows.n = o->flow_count; /* the first N by start time */
+        return rc;
+    }
+    if (o->flow_count) { /* the workload's own count bound, lowered to N */
+        tl_workload_spec *ws = &w->sc.workload;
+        if (!ws->n_flows || ws->n_flows > o->flow_count)
+            ws->n_flows = o->flow_count;
+        for (uint32_t c = 0; c < ws->n_classes; c++)
+            if (ws->classes[c].n_flows > o->flow_count)
+                ws->classes[c].n_flows = o->flow_count;
+    }
     int n_threads = o->n_threads ? o->n_threads : w->sc.engine.n_threads;
-    return tl_workload_generate(&w->sc.workload, w->topo, w->routes, w->sc.seed, n_threads,
-                                &w->flows, prog, err);
+    rc = tl_workload_generate(&w->sc.workload, w->topo, w->routes, w->sc.seed, n_threads,
+                              &w->flows, prog, err);
+    if (rc && err->path[0] && !err->file[0]) /* a JSON path of the scenario: name its file */
+        snprintf(err->file, sizeof err->file, "%s", o->scenario ? o->scenario : "<built-in default>");
+    return rc;
+}
+
+int cli_check_engine(const char *engine, const char *cc, tl_err *err)
+{
+    static const char *const engines[] = {"pktsim", "flowsim", "parsimon", "m3"};
+    size_t e = 0;
+    while (e < 4 && strcmp(engines[e], engine))
+        e++;
+    if (e == 4)
+        return tl_err_set(err, TL_EINVAL,
+                          "unknown engine '%s' (available: pktsim, flowsim, parsimon, m3)", engine);
+    char known[256] = "";
+    for (size_t i = 0; i < tl_pktsim_n_ccs(); i++) {
+        if (!strcmp(tl_pktsim_cc_name(i), cc))
+            return 0;
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                 tl_pktsim_cc_name(i));
+    }
+    return tl_err_set(err, TL_EINVAL,
+                      "no engine implements congestion control '%s' yet (pktsim, the truth every "
+                      "engine is checked against, implements %s); choose one with --cc",
+                      cc, known);
 }
 
 void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo)

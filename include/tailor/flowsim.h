@@ -60,6 +60,10 @@ void tl_flowsim_destroy(tl_flowsim *s);
 /* Runs every flow to completion. */
 int tl_flowsim_run(tl_flowsim *s, tl_progress *prog, tl_err *err);
 
+/* Whether flowsim reads registered knob name at all: it models max-min fair
+ * sharing, so only the packet sizes (MTU, header bytes) change its result. */
+int tl_flowsim_knob_is_read(const char *name);
+
 /* Per-flow results in the flows' order (valid after run). */
 const tl_flow_result *tl_flowsim_results(const tl_flowsim *s);
 

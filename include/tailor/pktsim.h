@@ -123,6 +123,7 @@ typedef struct tl_pktsim_stats {
     uint64_t n_events, n_link_hops; /* link-hop: one packet (data or ACK) crossing one link */
     uint64_t n_data_pkts, n_ack_pkts, n_drops, n_marks, n_timeouts, n_retx_pkts, n_cnps;
     uint64_t bytes_sent, bytes_delivered; /* payload: first transmissions, in-order arrivals */
+    uint64_t bytes_retx;                  /* payload sent again (go-back-N, timeouts) */
     uint64_t n_flows_done, n_flows_active, n_flows_unreachable;
     uint64_t n_fail_drops;           /* packets lost with failed links */
     uint64_t n_headroom_pkts;        /* PFC: packets a full shared buffer sent to headroom */

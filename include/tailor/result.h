@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "tailor/err.h"
+#include "tailor/params.h"
 #include "tailor/topo.h"
 #include "tailor/workload.h"
 
@@ -50,7 +51,30 @@ typedef struct tl_flow_result {
     int64_t ideal_ps; /* tl_ideal_fct_ps on the flow's path */
 } tl_flow_result;
 
+/* What a result is of (summary.json "run"), so that `tailor compare` can
+ * tell runs of different scenarios apart, and the counters a user checks
+ * conservation with (offered = delivered for finished flows; drops and
+ * retransmissions explain the rest). Counters an engine does not model are
+ * -1 (null in JSON). */
+typedef struct tl_run_info {
+    int is_set;               /* 0: no record (a summary.json of an older tailor) */
+    char version[32];         /* tailor's */
+    char cc[32];
+    uint64_t seed;
+    uint64_t scenario_hash;   /* topology, flows, congestion control and every knob */
+    uint64_t flows_hash;      /* topology and flows only: "the same flows" */
+    char options[256];        /* the engine's options, "key=value ..." ("" if none) */
+    int64_t n_flows, bytes_offered, bytes_delivered, bytes_retx;
+    int64_t n_drops, n_timeouts, n_pfc_pauses;
+} tl_run_info;
+
+/* Fills r for a run of flows f on topology t under (cc, p, seed), with the
+ * counters unknown (-1) but n_flows and bytes_offered. O(links + flows). */
+void tl_run_info_init(tl_run_info *r, const tl_topo *t, const tl_flows *f, const tl_params *p,
+                      const char *cc, uint64_t seed, const char *options);
+
 typedef struct tl_summary {
+    tl_run_info run;
     char engine[32];
     uint32_t n_classes;
     char **class_names;          /* (n_classes) owned */
@@ -96,7 +120,7 @@ int tl_result_save_csv(const tl_flows *f, const tl_flow_result *r, const char *p
  * ideal_ns stands where ns-3 writes its standalone FCT (a different formula,
  * docs/results.md). Unfinished flows are omitted. Atomic. */
 int tl_result_save_ns3(const tl_flows *f, const tl_flow_result *r, const char *path, tl_err *err);
-/* summary.json: {"engine", "unfinished", "buckets": {"0-1KB": {count, mean, p50, p90, p99,
+/* summary.json: {"run": {...} (when s->run.is_set), "engine", "unfinished", "buckets": {"0-1KB": {count, mean, p50, p90, p99,
  * p999}, ...}, "classes": {name: {same}}}. NaN statistics (empty buckets) are
  * null; numbers carry 15 significant digits, so load + save reproduces a file
  * byte for byte. TL_EINVAL for two classes of the same name. Atomic. */

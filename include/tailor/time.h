@@ -11,6 +11,12 @@
 #define TL_PS_PER_MS INT64_C(1000000000)
 #define TL_PS_PER_S INT64_C(1000000000000)
 
+/* The latest flow start tailor accepts, about 26.7 days: a quarter of the
+ * int64 picosecond range, so that a run's horizon (the last start plus the
+ * flows' completion times and timers) still fits. Generators and flow-file
+ * readers check every start against it. */
+#define TL_START_MAX_PS (INT64_MAX / 4)
+
 static inline int64_t tl_ps_from_ns(double ns) { return (int64_t)(ns * 1e3 + (ns >= 0 ? 0.5 : -0.5)); }
 static inline double tl_ps_to_s(int64_t ps) { return (double)ps * 1e-12; }
 

@@ -33,6 +33,10 @@ typedef struct tl_flows {
     uint32_t n_classes;
 } tl_flows;
 
+/* The most flows a flow file or workload may hold (a guard against counts
+ * that cannot be meant: 40 bytes a flow, 40 GB). */
+#define TL_FLOWS_MAX 1000000000ull
+
 void tl_flows_init(tl_flows *f);
 void tl_flows_fini(tl_flows *f);
 /* Appends a class name (copied) and returns its index, or -1 on allocation failure. */

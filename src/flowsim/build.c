@@ -124,6 +124,11 @@ static void flow_terms(tl_flowsim *s, size_t f, const uint64_t *rate, const int6
     s->res[f].fct_ps = -1;
 }
 
+int tl_flowsim_knob_is_read(const char *name)
+{
+    return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes");
+}
+
 tl_flowsim *tl_flowsim_create(const tl_topo *t, const tl_routes *r, const tl_flows *fs,
                               const tl_params *p, tl_err *err)
 {

@@ -426,8 +426,11 @@ static uint32_t make_data(tl_pktsim *s, uint32_t fi, int64_t now)
     k->next = NONE;
     if (f->snd_nxt + k->payload_bytes > f->io.snd_nxt) { /* beyond the highest sent: new data */
         s->st.bytes_sent += f->snd_nxt + k->payload_bytes - f->io.snd_nxt;
+        if (f->snd_nxt < f->io.snd_nxt) /* a packet straddling the highest byte sent */
+            s->st.bytes_retx += f->io.snd_nxt - f->snd_nxt;
     } else {
         s->st.n_retx_pkts++;
+        s->st.bytes_retx += k->payload_bytes;
     }
     int was_idle = f->snd_una >= f->snd_nxt; /* nothing in flight before this packet */
     f->snd_nxt += k->payload_bytes;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_int.h"
 #include "tailor/jsonerr.h"
 #include "tailor/fileio.h"
 
@@ -129,6 +130,8 @@ int tl_summary_save_json(const tl_summary *s, const char *path, tl_err *err)
 {
     int n_bad = 0;
     json_t *root = json_object();
+    if (s->run.is_set)
+        tl_json_put(root, "run", tl_run_info_json(&s->run, &n_bad), &n_bad);
     tl_json_put(root, "engine", json_string(s->engine), &n_bad);
     tl_json_put(root, "unfinished", json_integer((json_int_t)s->n_unfinished), &n_bad);
     tl_json_put(root, "buckets", buckets_json(s->all, &n_bad), &n_bad);
@@ -163,8 +166,10 @@ __attribute__((format(printf, 5, 6))) static int fail(ctx *c, const char *path, 
     return rc;
 }
 
-/* o must be an object whose keys are exactly allowed (NULL-terminated). */
-static int check_object(ctx *c, const json_t *o, const char *path, const char *const *allowed)
+/* o must be an object whose keys are exactly allowed (NULL-terminated),
+ * besides the one key optional (NULL: none). */
+static int check_object_opt(ctx *c, const json_t *o, const char *path, const char *const *allowed,
+                            const char *optional)
 {
     char p[512];
     if (!json_is_object(o))
@@ -176,7 +181,7 @@ static int check_object(ctx *c, const json_t *o, const char *path, const char *c
         size_t i = 0;
         while (allowed[i] && strcmp(allowed[i], key) != 0)
             i++;
-        if (!allowed[i]) {
+        if (!allowed[i] && !(optional && !strcmp(key, optional))) {
             char list[256] = "";
             for (i = 0; allowed[i]; i++) {
                 strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
@@ -190,6 +195,11 @@ static int check_object(ctx *c, const json_t *o, const char *path, const char *c
         if (!json_object_get(o, allowed[i]))
             return fail(c, path, 0, TL_EPARSE, "missing required key '%s'", allowed[i]);
     return 0;
+}
+
+static int check_object(ctx *c, const json_t *o, const char *path, const char *const *allowed)
+{
+    return check_object_opt(c, o, path, allowed, NULL);
 }
 
 static int get_count(ctx *c, const json_t *v, const char *path, uint64_t *out)
@@ -255,8 +265,11 @@ static int parse_buckets(ctx *c, const json_t *o, const char *path, tl_slowdown_
 
 static int parse_summary(ctx *c, const json_t *root, tl_summary *s)
 {
-    int rc = check_object(c, root, "", root_keys);
+    int rc = check_object_opt(c, root, "", root_keys, "run");
     if (rc)
+        return rc;
+    const json_t *run = json_object_get(root, "run");
+    if (run && (rc = tl_run_info_parse(c, run, &s->run)))
         return rc;
     const json_t *v = json_object_get(root, "engine");
     if (!json_is_string(v))

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tailor/fileio.h"
+#include "tailor/time.h"
 
 static int cmp_flow(const void *a, const void *b)
 {
@@ -66,12 +67,15 @@ static int parse_u64(char **p, uint64_t *out)
     return 0;
 }
 
-/* "123" or "123.456" nanoseconds -> picoseconds (at most 3 decimals). */
+/* "123" or "123.456" nanoseconds -> picoseconds (at most 3 decimals);
+ * -2 for a start past TL_START_MAX_PS. */
 static int parse_ns(char **p, int64_t *ps)
 {
     uint64_t ns;
-    if (parse_u64(p, &ns) != 0 || ns > (uint64_t)INT64_MAX / 1000)
+    if (parse_u64(p, &ns) != 0)
         return -1;
+    if (ns > (uint64_t)TL_START_MAX_PS / 1000)
+        return -2;
     int64_t frac = 0;
     if (**p == '.') {
         (*p)++;
@@ -88,12 +92,50 @@ static int parse_ns(char **p, int64_t *ps)
             frac *= 10;
     }
     *ps = (int64_t)ns * 1000 + frac;
-    return 0;
+    return *ps > TL_START_MAX_PS ? -2 : 0;
+}
+
+/* The latest start a flow file may give, for messages. */
+static double max_start_s(void) { return (double)TL_START_MAX_PS * 1e-12; }
+
+typedef struct id_line {
+    uint64_t id;
+    size_t line;
+} id_line;
+
+static int cmp_id_line(const void *a, const void *b)
+{
+    const id_line *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Flow ids name flows in every result: two flows of one id are an error
+ * naming both lines. lines[i] is flow i's line. O(n log n). */
+static int check_unique_ids(const tl_flows *f, const size_t *lines, const char *path, tl_err *err)
+{
+    id_line *v = malloc((f->n ? f->n : 1) * sizeof *v);
+    if (!v)
+        return tl_err_nomem(err);
+    for (size_t i = 0; i < f->n; i++)
+        v[i] = (id_line){f->v[i].id, lines[i]};
+    qsort(v, f->n, sizeof *v, cmp_id_line);
+    int rc = 0;
+    for (size_t i = 1; i < f->n && !rc; i++)
+        if (v[i].id == v[i - 1].id)
+            rc = tl_err_at(err, TL_EINVAL, path, (int)v[i].line, 1, NULL,
+                           "flow id %" PRIu64 " appears again (first on line %zu); ids must be "
+                           "unique",
+                           v[i].id, v[i - 1].line);
+    free(v);
+    return rc;
 }
 
 int tl_flows_load_csv(tl_flows *f, const char *path, const tl_topo *t, tl_err *err)
 {
     tl_flows_init(f);
+    size_t *lines = NULL; /* (cap) the line of each flow, for duplicate ids */
     tl_lines lr;
     int rc = tl_lines_open(&lr, path, err);
     if (rc)
@@ -109,14 +151,31 @@ int tl_flows_load_csv(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
     while ((s = tl_lines_next(&lr))) {
         if (!*s)
             continue;
-        if (f->n == f->cap && (rc = tl_flows_reserve(f, f->cap ? f->cap * 2 : 1024, err)))
-            goto out;
+        if (f->n == f->cap) {
+            if ((rc = tl_flows_reserve(f, f->cap ? f->cap * 2 : 1024, err)))
+                goto out;
+            size_t *l = realloc(lines, f->cap * sizeof *lines);
+            if (!l) {
+                rc = tl_err_nomem(err);
+                goto out;
+            }
+            lines = l;
+        }
+        lines[f->n] = (size_t)lr.line;
         tl_flow *fl = &f->v[f->n];
         uint64_t v[4];
         char *p = s;
         int field;
         for (field = 0; field < 5; field++) {
             int bad = field < 4 ? parse_u64(&p, &v[field]) : parse_ns(&p, &fl->start_ps);
+            if (bad == -2) {
+                rc = tl_err_at(err, TL_ERANGE, path, lr.line, (int)(p - s) + 1, NULL,
+                               "field 5 (start_ns): the start is past the %.0f s (%.1f days) "
+                               "of flow starts tailor simulates (int64 picoseconds, with room "
+                               "for the flows to finish)",
+                               max_start_s(), max_start_s() / 86400);
+                goto out;
+            }
             if (bad || *p != ',') {
                 rc = tl_err_at(err, TL_EPARSE, path, lr.line, (int)(p - s) + 1, NULL,
                                "field %d (%s): expected %s followed by ',', found '%.30s'",
@@ -160,9 +219,16 @@ int tl_flows_load_csv(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
     }
     if (ferror(lr.f))
         rc = tl_err_at(err, TL_EIO, path, lr.line, 0, NULL, "read error");
+    if (!rc && f->n == 0)
+        rc = tl_err_at(err, TL_EINVAL, path, lr.line, 0, NULL,
+                       "no flows: expected rows 'id,src,dst,size,start_ns,class' after the "
+                       "header");
+    if (!rc)
+        rc = check_unique_ids(f, lines, path, err);
     if (!rc && !is_sorted(f))
         qsort(f->v, f->n, sizeof *f->v, cmp_flow);
 out:
+    free(lines);
     tl_lines_close(&lr);
     if (rc)
         tl_flows_fini(f);
@@ -192,20 +258,30 @@ int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
     int rc = tl_lines_open(&lr, path, err);
     if (rc)
         return rc;
-    char *s = tl_lines_next(&lr), *end;
-    unsigned long long n = s ? strtoull(s, &end, 10) : 0;
-    if (!s || end == s || *end) {
+    char *s = tl_lines_next(&lr), *end = NULL;
+    errno = 0;
+    unsigned long long n = s && isdigit((unsigned char)s[0]) ? strtoull(s, &end, 10) : 0;
+    if (!s || !end || end == s || *end || errno) {
         rc = tl_err_at(err, TL_EPARSE, path, 1, 1, NULL,
-                       "expected the number of flows on line 1, found '%.30s'",
+                       "expected the number of flows (an integer >= 1) on line 1, found '%.30s'",
                        s ? s : "an empty file");
         goto out;
     }
-    if ((rc = tl_flows_reserve(f, n ? (size_t)n : 1, err)) ||
+    if (n == 0 || n > TL_FLOWS_MAX) {
+        rc = tl_err_at(err, TL_ERANGE, path, 1, 1, NULL,
+                       "expected 1..%llu flows on line 1, found %llu",
+                       (unsigned long long)TL_FLOWS_MAX, n);
+        goto out;
+    }
+    /* The count is only announced: memory grows with the lines really read. */
+    if ((rc = tl_flows_reserve(f, n < 65536 ? (size_t)n : 65536, err)) ||
         tl_flows_add_class(f, "default", err) < 0) {
         rc = rc ? rc : TL_ENOMEM;
         goto out;
     }
     for (unsigned long long i = 0; i < n; i++) {
+        if (f->n == f->cap && (rc = tl_flows_reserve(f, f->cap * 2 < n ? f->cap * 2 : n, err)))
+            goto out;
         s = tl_lines_next(&lr);
         if (!s) {
             rc = tl_err_at(err, TL_EPARSE, path, lr.line + 1, 1, NULL,
@@ -220,6 +296,13 @@ int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
             s[used] != '\0' || !(start_s >= 0) || !isfinite(start_s)) {
             rc = tl_err_at(err, TL_EPARSE, path, lr.line, 1, NULL,
                            "expected 'src dst pg dport size start_s', found '%.60s'", s);
+            goto out;
+        }
+        if (!(start_s <= max_start_s())) {
+            rc = tl_err_at(err, TL_ERANGE, path, lr.line, 1, NULL,
+                           "start_s %g is past the %.0f s (%.1f days) of flow starts tailor "
+                           "simulates (int64 picoseconds, with room for the flows to finish)",
+                           start_s, max_start_s(), max_start_s() / 86400);
             goto out;
         }
         if ((rc = check_host(t, src, "source", path, lr.line, 1, err)) ||
@@ -238,7 +321,14 @@ int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
                                  .start_ps = (int64_t)llround(start_s * 1e12),
                                  .class_idx = 0};
     }
-    if (!is_sorted(f))
+    while (!rc && (s = tl_lines_next(&lr)))
+        if (s[strspn(s, " \t")])
+            rc = tl_err_at(err, TL_EPARSE, path, lr.line, 1, NULL,
+                           "line 1 announces %llu flows, but there are more lines: found '%.60s'",
+                           n, s);
+    if (!rc && ferror(lr.f))
+        rc = tl_err_at(err, TL_EIO, path, lr.line, 0, NULL, "read error");
+    if (!rc && !is_sorted(f))
         qsort(f->v, f->n, sizeof *f->v, cmp_flow);
 out:
     tl_lines_close(&lr);

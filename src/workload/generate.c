@@ -7,6 +7,7 @@
  * Classes are generated to a length long enough for the bounds (flow count,
  * duration), then merged by start time. */
 #include "workload_int.h"
+#include "tailor/time.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -76,7 +77,10 @@ static int extend(class_gen *g, size_t want, uint64_t seed, int n_threads, tl_pr
         for (size_t i = k * CHUNK; i < (k + 1) * CHUNK; i++) {
             tl_flow *f = &g->v[i];
             units += unit_gap(cl, &gr);
-            f->start_ps = (int64_t)llround(units * g->mean_gap_ps);
+            double t_ps = units * g->mean_gap_ps;
+            /* past the horizon: a sentinel, reported if the flow is kept */
+            f->start_ps = t_ps <= (double)TL_START_MAX_PS ? (int64_t)llround(t_ps)
+                                                          : TL_START_MAX_PS + 1;
             f->size_bytes = tl_sizedist_sample(&cl->sizes, &rng);
             spatial_pair(&g->s, &rng, i, &f->src, &f->dst);
             f->id = i;
@@ -94,9 +98,13 @@ static int extend(class_gen *g, size_t want, uint64_t seed, int n_threads, tl_pr
     }
     /* Sequential pass: shift each chunk by the rounded sum of the earlier ones. */
     for (size_t k = first; k < target_chunks; k++) {
-        int64_t shift = cl->start_ps + (int64_t)llround(g->offset_units * g->mean_gap_ps);
-        for (size_t i = k * CHUNK; i < (k + 1) * CHUNK; i++)
-            g->v[i].start_ps += shift;
+        double shift_ps = (double)cl->start_ps + g->offset_units * g->mean_gap_ps;
+        int64_t shift = shift_ps <= (double)TL_START_MAX_PS ? (int64_t)llround(shift_ps)
+                                                            : TL_START_MAX_PS + 1;
+        for (size_t i = k * CHUNK; i < (k + 1) * CHUNK; i++) {
+            int64_t *t = &g->v[i].start_ps; /* both terms <= TL_START_MAX_PS + 1: no overflow */
+            *t = *t + shift <= TL_START_MAX_PS ? *t + shift : TL_START_MAX_PS + 1;
+        }
         g->offset_units += g->chunk_units[k];
     }
     g->n_chunks = target_chunks;
@@ -269,6 +277,20 @@ int tl_workload_generate(const tl_workload_spec *w, const tl_topo *t, const tl_r
         if (!rc && merge(gs, w->n_classes, out->v, n_total, used) != n_total)
             rc = tl_err_nomem(err);
         out->n = n_total;
+    }
+    if (!rc && out->n && out->v[out->n - 1].start_ps > TL_START_MAX_PS) {
+        const tl_flow *last = &out->v[out->n - 1];
+        uint32_t c = last->class_idx;
+        char jp[64];
+        snprintf(jp, sizeof jp, "workload.classes[%u].load", c);
+        rc = tl_err_at(err, TL_ERANGE, NULL, 0, 0, jp,
+                       "class '%s': at %.3g flows/s its flows would start as late as %.3g s, "
+                       "past the %.1f days of flow starts tailor simulates (int64 picoseconds, "
+                       "with room for the flows to finish); raise the arrival rate or load, or "
+                       "lower the flow count or duration",
+                       w->classes[c].name, gs[c].mean_gap_ps > 0 ? 1e12 / gs[c].mean_gap_ps : 0,
+                       (double)(used[c] ? used[c] : 1) * gs[c].mean_gap_ps * 1e-12,
+                       (double)TL_START_MAX_PS * 1e-12 / 86400);
     }
     if (!rc)
         for (size_t i = 0; i < out->n; i++)
