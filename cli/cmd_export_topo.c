@@ -19,16 +19,27 @@ int cmd_export_topo(int argc, char **argv)
     }
     tl_err err;
     tl_err_clear(&err);
+    cli_out out;
+    char path[CLI_PATH_MAX + 600];
+    if ((rc = cli_out_begin(&out, o.out, CLI_OUT_FILE, &err))) {
+        cli_print_err("export-topo", &err);
+        return cli_exit_code(&err);
+    }
+    cli_out_file(&out, path, sizeof path);
     tl_scenario sc;
     tl_topo *t = NULL;
     rc = cli_load_scenario(&o, &sc, &err);
     if (!rc && !(t = tl_scenario_build_topo(&sc, &err)))
         rc = err.code;
     if (!rc)
-        rc = strcmp(fmt, "parsimon") == 0 ? tl_topo_save_parsimon(t, o.out, &err)
-                                          : tl_topo_save_ns3(t, o.out, &err);
-    if (rc)
+        rc = strcmp(fmt, "parsimon") == 0 ? tl_topo_save_parsimon(t, path, &err)
+                                          : tl_topo_save_ns3(t, path, &err);
+    if (!rc)
+        rc = cli_out_commit(&out, &err);
+    if (rc) {
+        cli_out_abort(&out);
         cli_print_err("export-topo", &err);
+    }
     tl_topo_destroy(t);
     tl_scenario_fini(&sc);
     return rc ? cli_exit_code(&err) : 0;

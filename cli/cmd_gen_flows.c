@@ -8,7 +8,8 @@
 int cmd_gen_flows(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "gen-flows", "o,format,seed,set,preset,threads,quiet", &o);
+    int rc = cli_parse(argc, argv, "gen-flows", "o,format,seed,set,preset,threads,quiet,flow-count",
+                       &o);
     if (rc)
         return rc;
     if (!o.out) {
@@ -22,14 +23,24 @@ int cmd_gen_flows(int argc, char **argv)
     }
     tl_err err;
     tl_err_clear(&err);
+    cli_out out;
+    char path[CLI_PATH_MAX + 600];
+    if ((rc = cli_out_begin(&out, o.out, CLI_OUT_FILE, &err))) {
+        cli_print_err("gen-flows", &err);
+        return cli_exit_code(&err);
+    }
+    cli_out_file(&out, path, sizeof path);
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
     if (!rc)
-        rc = strcmp(fmt, "csv") == 0 ? tl_flows_save_csv(&w.flows, o.out, &err)
-                                     : tl_flows_save_ns3(&w.flows, o.out, 0, &err);
+        rc = strcmp(fmt, "csv") == 0 ? tl_flows_save_csv(&w.flows, path, &err)
+                                     : tl_flows_save_ns3(&w.flows, path, 0, &err);
+    if (!rc)
+        rc = cli_out_commit(&out, &err);
     cli_progress_done(prog);
     if (rc) {
+        cli_out_abort(&out);
         cli_print_err("gen-flows", &err);
         cli_world_fini(&w);
         return cli_exit_code(&err);

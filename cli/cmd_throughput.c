@@ -19,7 +19,11 @@ static int has_suffix(const char *s, const char *suf)
  * JSON file, or an ns-3 topology.txt. */
 tl_topo *cli_topology(const char *arg, uint64_t seed, tl_err *err)
 {
-    if (!strchr(arg, '/') && !strchr(arg, '.'))
+    /* "family:key=value,..." even when a value has a '.' (k=4.5 is then
+     * reported by the family's parser, not as a missing file) */
+    size_t fam = strcspn(arg, ":");
+    if ((arg[fam] == ':' && !memchr(arg, '/', fam) && !memchr(arg, '.', fam)) ||
+        (!strchr(arg, '/') && !strchr(arg, '.')))
         return tl_topo_from_spec(arg, seed, err);
     if (has_suffix(arg, ".json")) {
         FILE *f = fopen(arg, "r");
@@ -90,6 +94,15 @@ int cmd_throughput(int argc, char **argv)
     }
     tl_err err;
     tl_err_clear(&err);
+    cli_out tmo = {0};
+    char tm_path[CLI_PATH_MAX + 600] = "";
+    if (o.save_tm) {
+        if ((rc = cli_out_begin(&tmo, o.save_tm, CLI_OUT_FILE, &err))) {
+            cli_print_err("throughput", &err);
+            return cli_exit_code(&err);
+        }
+        cli_out_file(&tmo, tm_path, sizeof tm_path);
+    }
     tl_tgraph g;
     memset(&g, 0, sizeof g);
     tl_tm tm, a2a;
@@ -108,7 +121,8 @@ int cmd_throughput(int argc, char **argv)
     else
         rc = tl_tm_make(&g, kind, kind == TL_TM_SKEWED ? (o.skew > 0 ? o.skew : 0.1) : 0, seed, &tm,
                         &err);
-    if (rc || (o.save_tm && (rc = tl_tm_save(&tm, o.save_tm, &err))))
+    if (rc || (o.save_tm && ((rc = tl_tm_save(&tm, tm_path, &err)) ||
+                             (rc = cli_out_commit(&tmo, &err)))))
         goto out;
     char ref[32];
     printf("topology: %s: %u nodes, %u servers, %u edges (capacity 1 = %s)\n", o.scenario,
@@ -166,8 +180,10 @@ int cmd_throughput(int argc, char **argv)
                rel.relative, rel.relative_ci95, rel.random_mean, rel.random_ci95, rel.n_instances);
     }
 out:
-    if (rc)
+    if (rc) {
+        cli_out_abort(&tmo);
         cli_print_err("throughput", &err);
+    }
     free(dist);
     tl_tm_fini(&tm);
     tl_tm_fini(&a2a);

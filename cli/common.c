@@ -46,7 +46,8 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->scenario = a;
             continue;
         }
-        if (!allowed_opt(allowed, name)) {
+        /* every command takes --max-memory: any input may be too large */
+        if (!allowed_opt(allowed, name) && strcmp(name, "max-memory") != 0) {
             fprintf(stderr, "tailor %s: unknown option '%s' (see 'tailor help %s')\n", cmd, a, cmd);
             return EXIT_INPUT;
         }
@@ -131,6 +132,10 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                 return EXIT_INPUT;
             }
             *(strcmp(name, "max-memory") == 0 ? &o->max_memory : &o->queue_trace_max) = b;
+            /* the library reads its memory limit from the environment
+             * (tailor/memlimit.h): one setting for the whole process */
+            if (strcmp(name, "max-memory") == 0)
+                setenv("TAILOR_MAX_MEMORY", v, 1);
         } else if (strcmp(name, "flow-count") == 0) {
             errno = 0;
             unsigned long long x = strtoull(v, &end, 10);
@@ -184,11 +189,14 @@ int cli_load_scenario(const cli_opts *o, tl_scenario *sc, tl_err *err)
         for (k = 0; tl_cc_names[k] && strcmp(tl_cc_names[k], o->cc) != 0; k++)
             ;
         const char *def = tl_cc_names[k] ? tl_params_cc_default_preset(o->cc) : NULL;
-        if (!tl_cc_names[k])
-            rc = tl_err_set(err, TL_EPARSE,
-                            "unknown congestion control '%s'; known: dctcp, dctcp-rate, dcqcn, "
-                            "timely, hpcc, uno",
-                            o->cc);
+        if (!tl_cc_names[k]) {
+            char known[256] = "";
+            for (size_t i = 0; tl_cc_names[i]; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         i ? ", " : "", tl_cc_names[i]);
+            rc = tl_err_set(err, TL_EPARSE, "unknown congestion control '%s'; known: %s", o->cc,
+                            known);
+        }
         else if (def)
             rc = tl_params_apply_preset(&sc->params, def, err);
         if (rc) {
@@ -226,10 +234,38 @@ int cli_exit_code(const tl_err *err)
     }
 }
 
+/* Length of the valid UTF-8 sequence at s (1-4), or 0. */
+static int utf8_len(const unsigned char *s)
+{
+    int n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* Input quoted in a message may be anything (a binary file's first line):
+ * control bytes and invalid UTF-8 are printed as \xNN, so the terminal shows
+ * the message and nothing else. */
+static void put_escaped(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = *p >= 0x80 ? utf8_len(p) : (*p >= 0x20 && *p != 0x7f);
+        if (n) {
+            fwrite(p, 1, (size_t)n, f);
+            p += n;
+        } else {
+            fprintf(f, "\\x%02x", *p++);
+        }
+    }
+}
+
 void cli_print_err(const char *cmd, const tl_err *err)
 {
     char buf[1400];
-    fprintf(stderr, "tailor %s: error: %s\n", cmd, tl_err_format(err, buf, sizeof buf));
+    fprintf(stderr, "tailor %s: error: ", cmd);
+    put_escaped(stderr, tl_err_format(err, buf, sizeof buf));
+    fputc('\n', stderr);
 }
 
 /* ---- progress ---- */

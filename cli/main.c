@@ -1,6 +1,8 @@
 /* The `tailor` command: dispatches to one file per subcommand. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "tailor/alloc.h"
@@ -24,7 +26,10 @@ static const struct {
      "           [--no-model] [--path-pktsim] [--queue-trace-us N] [--quiet]\n"
      "  Writes OUTDIR/fct.csv (per flow), fct.txt (ns-3 HPCC format), summary.json\n"
      "  (slowdown per size bucket and class) and, for pktsim, links.csv (per directed link).\n"
-     "  m3 writes summary.json only (it estimates distributions, not flows).\n"
+     "  m3 writes summary.json and paths.csv (the sampled paths); it estimates\n"
+     "  distributions, not flows, so it writes no per-flow table.\n"
+     "  OUTDIR is replaced whole at the end (an existing folder only if it is a tailor\n"
+     "  output folder); an interrupted run leaves the old OUTDIR as it was.\n"
      "  --engine            pktsim (packet level, the truth), flowsim (max-min flows),\n"
      "                      parsimon (link-level decomposition, docs/parsimon.md) or m3\n"
      "                      (sampled paths, flowsim + learned correction, docs/m3.md);\n"
@@ -43,18 +48,24 @@ static const struct {
      "  --path-pktsim       m3: pktsim on each drawn path instead (the decomposition's own\n"
      "                      error, what a perfect model would reach; slow)\n"
      "  --cc NAME           congestion control (dctcp, dctcp-rate, dcqcn, timely, hpcc),\n"
-     "                      starting from its default preset (PFC on for the RDMA ones)\n"
+     "                      starting from its default preset (PFC on for the RDMA ones);\n"
+     "                      uno is a registered name that no engine implements yet\n"
+     "  --flow-count N      cut the workload to its first N flows\n"
+     "  --max-memory SIZE   refuse inputs estimated to need more (default: the machine's)\n"
      "  --preset NAME       apply a parameter preset (tailor params lists them) before --set\n"
      "  --queue-trace-us N  also write queues.csv: every N us of simulated time, the\n"
-     "                      queue length of every port that holds packets\n"},
+     "                      queue length of every port that holds packets\n"
+     "  --queue-trace-max SIZE  stop with an error if queues.csv would pass SIZE\n"
+     "                      (default 256MiB)\n"},
     {"sweep", cmd_sweep, "p99 slowdown per size bucket for each value of a knob (counterfactuals)",
      "tailor sweep [SCENARIO] --set knob=v1,v2,... [--set knob2=w1,w2,...] [--engine NAME]\n"
      "             [-o OUTDIR] [--set name=value]... [--cc NAME] [--paths N] [--model FILE]\n"
-     "             [--no-model] [--seed N] [--threads N] [--quiet]\n"
+     "             [--no-model] [--seed N] [--threads N] [--flow-count N] [--quiet]\n"
      "  Every --set with a list of values is swept; lists of the same length move together\n"
      "  (e.g. switch.kmin_bytes_per_gbps=1KB,2KB --set switch.kmax_bytes_per_gbps=1KB,2KB).\n"
-     "  Prints the p99 slowdown of every size bucket for each setting; with -o, writes\n"
-     "  OUTDIR/vN/summary.json. Engine m3 (default) decomposes, samples and featurizes once\n"
+     "  Prints the p99 slowdown of every size bucket for each setting (--quiet: not,\n"
+     "  and then -o is required); with -o, writes OUTDIR/vN/summary.json (and, for\n"
+     "  engines other than m3, each value's full results in OUTDIR/vN/). Engine m3 (default) decomposes, samples and featurizes once\n"
      "  and re-runs only the model (m3.txt §5.4); Kmin also recomputes the reference from\n"
      "  kept per-flow terms, the MTU and header bytes re-run flowsim on the kept paths;\n"
      "  other engines run the scenario per value.\n"},
@@ -106,17 +117,21 @@ static const struct {
      "            over their rows instead of XGBoost's Newton step (the upper quantiles\n"
      "            converge; docs/m3.md)\n"},
     {"compare", cmd_compare, "accuracy of a run against a reference run, per size bucket and class",
-     "tailor compare REF_DIR EST_DIR [-o OUT_DIR] [--quiet]\n"
+     "tailor compare REF_DIR EST_DIR [-o OUT_DIR] [--force] [--quiet]\n"
      "  REF_DIR, EST_DIR  output folders of `tailor run` (summary.json, and fct.csv for the plot)\n"
      "  Prints, per size bucket, over all classes and for each class present in both runs,\n"
      "  the mean, p50, p99 and p99.9 slowdown of both runs and the relative error\n"
      "  (est - ref) / ref. Writes OUT_DIR/compare.json (default OUT_DIR: EST_DIR) and, when\n"
      "  both runs have fct.csv, compare_cdf.csv, compare.gp and compare.png (gnuplot):\n"
      "  the two slowdown CDFs of every size bucket.\n"
-     "  --quiet  no notes on stderr (missing fct.csv, gnuplot missing, differing flow counts)\n"},
+     "  Runs of different flows (summary.json's run record: topology and flows hash)\n"
+     "  are refused (exit 2): their difference is the workloads', not an engine's error.\n"
+     "  --force  compare them anyway\n"
+     "  --quiet  no notes on stderr (missing fct.csv, gnuplot missing, differing seeds,\n"
+     "           congestion controls or engine options)\n"},
     {"inspect", cmd_inspect, "show a scenario's topology, workload and offered link loads",
      "tailor inspect [SCENARIO] [--flows FILE] [--seed N] [--set name=value]... [--threads N]\n"
-     "               [--quiet]\n"
+     "               [--cc NAME] [--preset NAME] [--flow-count N] [--quiet]\n"
      "  SCENARIO  a scenario JSON file (docs/scenario.md); the built-in default if omitted\n"
      "  --flows   inspect this flow file (tailor CSV if it ends in .csv, else ns-3 flow.txt)\n"
      "            instead of generating the scenario's workload\n"
@@ -124,8 +139,9 @@ static const struct {
      "  histogram and the offered load per directed link (max, mean of the top 10%, mean).\n"},
     {"gen-flows", cmd_gen_flows, "generate a scenario's flows into a file",
      "tailor gen-flows [SCENARIO] -o FILE [--format csv|ns3] [--seed N] [--set name=value]...\n"
-     "                 [--threads N] [--quiet]\n"
+     "                 [--threads N] [--flow-count N] [--quiet]\n"
      "  -o FILE   output path ('-' for standard output); written atomically\n"
+     "  --flow-count N  only the first N flows by start time\n"
      "  --format  csv (default: id,src,dst,size,start_ns,class) or ns3 (HPCC flow.txt)\n"
      "  --seed    override the scenario's seed\n"
      "  --threads worker threads (default: the scenario's engine.threads, else all cores);\n"
@@ -160,8 +176,9 @@ static const struct {
      "  (default DIR out/topo-bench).\n"},
     {"params", cmd_params, "list every tunable parameter (name, unit, default, range)",
      "tailor params [--markdown | --cc-markdown]\n"
-     "  Prints the parameter registry and presets; --markdown writes docs/parameters.md,\n"
-     "  --cc-markdown docs/congestion-control.md.\n"},
+     "  Prints the parameter registry and presets; --markdown prints them as the\n"
+     "  Markdown of docs/parameters.md, --cc-markdown as docs/congestion-control.md\n"
+     "  (redirect to the file to update it).\n"},
 };
 
 static void usage(FILE *f)
@@ -172,12 +189,18 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         fprintf(f, "  %-12s %s\n", cmds[i].name, cmds[i].summary);
     fprintf(f, "  %-12s %s\n", "help", "show the options of one command: tailor help COMMAND");
-    fprintf(f, "\nglobal: tailor --help, tailor --version\n"
+    fprintf(f, "\nglobal: tailor --help, tailor --version; every command takes --max-memory SIZE\n"
+               "(refuse inputs estimated to need more; default: this machine's memory)\n"
                "Exit status: 0 success, 1 the run failed, 2 bad input (nothing written).\n");
 }
 
 int cli_help(const char *cmd)
 {
+    if (strcmp(cmd, "help") == 0) {
+        printf("tailor help COMMAND\n  Prints the options of one command; tailor --help lists "
+               "the commands.\n");
+        return 0;
+    }
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         if (strcmp(cmds[i].name, cmd) == 0) {
             printf("%s", cmds[i].usage);
@@ -209,6 +232,17 @@ int main(int argc, char **argv)
             return 0;
         }
         return cli_help(argv[2]);
+    }
+    /* A data folder that is not there would be passed over for the built-in
+     * copies: a user who set one means it. */
+    const char *data = getenv("TAILOR_DATA");
+    struct stat st;
+    if (data && data[0] && (stat(data, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        fprintf(stderr,
+                "tailor: error: TAILOR_DATA=%s: no such folder (it names the folder of "
+                "tailor's data files: workloads, models; unset it to use the installed copy)\n",
+                data);
+        return EXIT_INPUT;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
         if (strcmp(cmds[i].name, cmd) == 0) {

@@ -55,6 +55,9 @@ int64_t tl_topo_add_link(tl_topo *t, uint32_t a, uint32_t b, uint64_t rate_bps, 
 /* Validates the invariants above and builds adjacency, host and rack indices.
  * Call once after the last add; no add after it. */
 int tl_topo_finish(tl_topo *t, tl_err *err);
+/* TL_EINVAL unless every host can reach every other over links that are not
+ * failed; the message names two hosts in different parts. O(nodes + links). */
+int tl_topo_check_connected(const tl_topo *t, tl_err *err);
 
 uint32_t tl_topo_n_nodes(const tl_topo *t);
 uint32_t tl_topo_n_links(const tl_topo *t);

@@ -5,6 +5,7 @@
 #include "tailor/params.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,9 +227,13 @@ int tl_params_apply_preset(tl_params *p, const char *name, tl_err *err)
     size_t n = sizeof presets / sizeof *presets;
     for (size_t i = 0; i < n && i < 16; i++)
         names[i] = presets[i].name;
-    const char *sug = tl_suggest(name, names, n);
-    return tl_err_set(err, TL_EPARSE, "unknown preset '%s'%s%s%s", name,
-                      sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+    const char *sug = tl_suggest(name, names, n < 16 ? n : 16);
+    char list[400] = "";
+    for (size_t i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 presets[i].name);
+    return tl_err_set(err, TL_EPARSE, "unknown preset '%s'%s%s%s; presets: %s", name,
+                      sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "", list);
 }
 
 const char *tl_params_cc_default_preset(const char *cc)

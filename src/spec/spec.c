@@ -210,7 +210,9 @@ static int get_rate(ctx *c, json_t *obj, const char *path, const char *key, uint
         return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a rate)", key) : 1;
     if (json_is_string(v)) {
         if (tl_units_parse_rate(json_string_value(v), out) != 0 || *out == 0)
-            return fail(c, p, TL_EPARSE, "expected a rate > 0 like \"10Gbps\", found \"%s\"",
+            return fail(c, p, TL_EPARSE,
+                        "expected a rate from 1 bit/s to 1e18 bit/s like \"10Gbps\", found "
+                        "\"%s\"",
                         json_string_value(v));
         return 0;
     }
@@ -232,7 +234,8 @@ static int get_time(ctx *c, json_t *obj, const char *path, const char *key, int6
         return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a time)", key) : 1;
     if (json_is_string(v)) {
         if (tl_units_parse_time(json_string_value(v), out) != 0 || *out < 0)
-            return fail(c, p, TL_EPARSE, "expected a time >= 0 like \"1us\", found \"%s\"",
+            return fail(c, p, TL_EPARSE,
+                        "expected a time from 0 to 9e6 s like \"1us\", found \"%s\"",
                         json_string_value(v));
         return 0;
     }

@@ -15,10 +15,12 @@
 #include "tailor/throughput.h"
 
 #include <glpk.h>
+#include <setjmp.h>
 #include <limits.h>
 #include <stdio.h>
 
 #include "throughput/throughput_int.h"
+#include "tailor/memlimit.h"
 
 /* GLPK indexes rows, columns and nonzeros with int: the LP must fit. */
 static int lp_size(const tl_tput_net *net, const tl_tput_dem *dm, size_t *rows, size_t *cols,
@@ -69,6 +71,38 @@ static const char *glpk_status_name(int st)
     }
 }
 
+/* GLPK reports a failure it cannot return (too many columns, no memory) by
+ * printing and calling abort(), unless an error hook is installed: the hook
+ * jumps back here, and glp_free_env() then frees all of this thread's GLPK
+ * memory, the problem object included. Everything the jump must free lives
+ * in this heap context, which is not changed between setjmp and longjmp's
+ * return (automatic variables changed in between would be indeterminate). */
+typedef struct lp_ctx {
+    jmp_buf jb;
+    glp_prob *lp;
+    int *ia, *ja;
+    double *ar;
+    char msg[256]; /* GLPK's last words before the failure */
+} lp_ctx;
+
+static void on_glpk_error(void *info) { longjmp(((lp_ctx *)info)->jb, 1); }
+
+static int on_glpk_term(void *info, const char *s)
+{
+    lp_ctx *c = info;
+    size_t n = strlen(c->msg);
+    snprintf(c->msg + n, sizeof c->msg - n, "%s", s);
+    for (char *p = c->msg; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    return 1; /* the library never prints (STYLE.md) */
+}
+
+/* GLPK's own bounds (glpapi01.c): rows and columns at most 1e8 each,
+ * constraint coefficients at most 5e8 (glpapi02.c NNZ_MAX). */
+#define GLPK_MAX_ROWS_COLS 100000000u
+#define GLPK_MAX_NNZ 500000000u
+
 int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -79,14 +113,53 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
     int rc = tl_tput_prepare(g, tm, &net, &dm, err);
     if (rc != 0)
         return rc;
-    glp_prob *lp = NULL;
-    int *ia = NULL, *ja = NULL;
-    double *ar = NULL;
+    lp_ctx *cx = NULL;
     size_t rows = 0, cols = 0, nnz = 0;
     rc = lp_size(&net, &dm, &rows, &cols, &nnz, err);
     if (rc != 0)
         goto done;
+    if (rows > GLPK_MAX_ROWS_COLS || cols > GLPK_MAX_ROWS_COLS || nnz > GLPK_MAX_NNZ) {
+        rc = tl_err_set(err, TL_ERANGE,
+                        "the exact LP would have %zu rows, %zu columns and %zu nonzeros, more "
+                        "than GLPK takes (1e8 rows or columns, 5e8 nonzeros); use the "
+                        "approximation (--method approx), certified within --eps",
+                        rows, cols, nnz);
+        goto done;
+    }
+    /* ours: ia, ja, ar; GLPK's: a ~48-byte element per nonzero (twice while
+     * scaling and presolving) and a few hundred bytes per row and column. */
+    char what[200];
+    snprintf(what, sizeof what,
+             "the exact LP (%zu rows x %zu columns, %zu nonzeros; --method approx needs far "
+             "less)",
+             rows, cols, nnz);
+    if ((rc = tl_mem_check((double)nnz * (16 + 96) + (double)(rows + cols) * 300, what, err)))
+        goto done;
 
+    if (!(cx = calloc(1, sizeof *cx))) {
+        rc = tl_err_nomem(err);
+        goto done;
+    }
+    cx->ia = malloc((nnz + 1) * sizeof *cx->ia);
+    cx->ja = malloc((nnz + 1) * sizeof *cx->ja);
+    cx->ar = malloc((nnz + 1) * sizeof *cx->ar);
+    if (!cx->ia || !cx->ja || !cx->ar) {
+        rc = tl_err_nomem(err);
+        goto done;
+    }
+    glp_term_hook(on_glpk_term, cx);
+    glp_error_hook(on_glpk_error, cx);
+    if (setjmp(cx->jb)) {
+        glp_error_hook(NULL, NULL);
+        glp_term_hook(NULL, NULL);
+        glp_free_env(); /* frees cx->lp with the rest of GLPK's state */
+        cx->lp = NULL;
+        rc = tl_err_set(err, TL_EINVAL,
+                        "GLPK failed on the exact LP of %zu rows x %zu columns (%s); "
+                        "--method approx solves it without GLPK",
+                        rows, cols, cx->msg[0] ? cx->msg : "no message");
+        goto done;
+    }
     /* Demands scaled to max 1 and capacities to max 1 keep GLPK's tolerances
      * meaningful whatever the units; t is scaled back at the end. */
     double d_max = 0, c_max = 0;
@@ -94,15 +167,9 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
         d_max = fmax(d_max, dm.d[j]);
     for (uint32_t a = 0; a < net.n_arcs; a++)
         c_max = fmax(c_max, net.cap[a]);
-
-    ia = malloc((nnz + 1) * sizeof *ia);
-    ja = malloc((nnz + 1) * sizeof *ja);
-    ar = malloc((nnz + 1) * sizeof *ar);
-    lp = glp_create_prob();
-    if (!ia || !ja || !ar) {
-        rc = tl_err_nomem(err);
-        goto done;
-    }
+    int *ia = cx->ia, *ja = cx->ja;
+    double *ar = cx->ar;
+    glp_prob *lp = cx->lp = glp_create_prob();
     glp_set_obj_dir(lp, GLP_MAX);
     glp_add_rows(lp, (int)rows);
     glp_add_cols(lp, (int)cols);
@@ -140,8 +207,6 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
         k++, ia[k] = base_row + (int)dm.src[i] + 1, ja[k] = col_t, ar[k] = -d_src;
     }
     glp_load_matrix(lp, (int)k, ia, ja, ar);
-    free(ia), free(ja), free(ar);
-    ia = ja = NULL, ar = NULL;
 
     /* GLPK writes progress to stdout unless told not to; the library never
      * prints (STYLE.md), so terminal output is off for the call and restored. */
@@ -166,9 +231,14 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
     out->lp_cols = cols;
     out->iterations = (uint64_t)glp_get_it_cnt(lp);
 done:
-    if (lp)
-        glp_delete_prob(lp);
-    free(ia), free(ja), free(ar);
+    if (cx) {
+        glp_error_hook(NULL, NULL);
+        glp_term_hook(NULL, NULL);
+        if (cx->lp)
+            glp_delete_prob(cx->lp);
+        free(cx->ia), free(cx->ja), free(cx->ar);
+        free(cx);
+    }
     tl_tput_dem_fini(&dm);
     tl_tput_net_fini(&net);
     out->seconds = tl_wall_s() - t0;

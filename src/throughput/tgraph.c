@@ -2,7 +2,9 @@
  * nodes that route, their servers, and edge capacities in units of a
  * reference rate. Server access links are not capacity-limited. */
 #include "tailor/throughput.h"
+#include "tailor/memlimit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +168,10 @@ uint16_t *tl_tgraph_distances(const tl_tgraph *g, tl_err *err)
         tl_err_set(err, TL_ERANGE, "%u nodes: the distance table would not fit", n);
         return NULL;
     }
+    char what[64];
+    snprintf(what, sizeof what, "the distance table of %u nodes", n);
+    if (tl_mem_check((double)cells * sizeof(uint16_t), what, err))
+        return NULL;
     uint16_t *d = malloc(cells * sizeof *d);
     uint32_t *off = calloc((size_t)n + 1, sizeof *off), *adj = malloc((2 * (size_t)g->n_edges + 1) * sizeof *adj);
     uint32_t *fill = malloc(((size_t)n + 1) * sizeof *fill);

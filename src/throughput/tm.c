@@ -2,10 +2,12 @@
  * §II-C, §III): all-to-all, random matching, longest matching, Kodialam,
  * skewed, and files; node level, in units of one server's rate (hose model). */
 #include "tailor/throughput.h"
+#include "tailor/memlimit.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,10 @@ static int tm_alloc(tl_tm *tm, size_t n, tl_err *err)
 {
     memset(tm, 0, sizeof *tm);
     size_t m = n ? n : 1;
+    char what[64];
+    snprintf(what, sizeof what, "a traffic matrix of %zu pairs", n);
+    if (tl_mem_check((double)m * (2 * sizeof *tm->src + sizeof *tm->demand) * 4, what, err))
+        return err ? err->code : TL_ERANGE; /* the solvers keep several arrays per pair */
     tm->src = malloc(m * sizeof *tm->src);
     tm->dst = malloc(m * sizeof *tm->dst);
     tm->demand = malloc(m * sizeof *tm->demand);

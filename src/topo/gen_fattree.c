@@ -3,6 +3,9 @@
  * 1 us links); leaf-spine is the two-tier Clos of PARALEON's setup (paraleon.txt §5).
  * tl_topo_add_fattree is shared with the two-data-center generator (gen_misc.c). */
 #include "topo_int.h"
+#include "tailor/memlimit.h"
+
+#include <stdio.h>
 
 /* Defaults for a rate or delay given as 0: Uno's fat tree (htsim -linkspeed 100000
  * -hop_latency 1000). */
@@ -98,6 +101,14 @@ tl_topo *tl_topo_fattree(const tl_fattree_params *p, tl_err *err)
         q.fabric_bps = DEFAULT_BPS;
     if (q.delay_ps == 0)
         q.delay_ps = DEFAULT_DELAY_PS;
+    /* k^2/2 edge switches with their hosts, k^2 aggregation and core
+     * switches, k^3/2 fabric links: sized before anything is built. */
+    double k = q.k, hosts = k * k / 2 * q.hosts_per_edge, links = hosts + k * k * k / 2;
+    char what[96];
+    snprintf(what, sizeof what, "a fat tree with k=%u (%.3g hosts, %.3g links)", q.k, hosts, links);
+    if (tl_mem_check((hosts + 1.25 * k * k) * 4 * sizeof(tl_node) + links * 4 * sizeof(tl_link),
+                     what, err))
+        return NULL;
     tl_topo *t = tl_topo_create(err);
     if (!t)
         return NULL;

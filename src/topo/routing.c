@@ -7,7 +7,9 @@
  * u->v with dist[v] == dist[u] - 1 (v a switch or the root). A path toward a
  * single-homed host ends with the host's own link from its switch. */
 #include "tailor/routing.h"
+#include "tailor/memlimit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +120,14 @@ static int build(tl_routes *r, tl_err *err)
     const uint32_t *hosts = tl_topo_hosts(t);
     free_tables(r);
     r->n_nodes = n;
+    /* At most one key per host (usually one per ToR): a distance per (key,
+     * node) and a next-hop offset per (key, switch) dominate. */
+    char what[128];
+    snprintf(what, sizeof what, "the routing tables of a topology of %u nodes (%u hosts)", n,
+             n_hosts);
+    double keys = n_hosts, n_sw = (double)n - n_hosts;
+    if (tl_mem_check(keys * n * 2.0 + keys * n_sw * 12.0, what, err))
+        return err ? err->code : TL_ERANGE;
     r->key_of_host_node = malloc((size_t)n * sizeof(uint32_t));
     r->switch_idx = malloc((size_t)n * sizeof(uint32_t));
     uint32_t *root_key = malloc((size_t)n * sizeof(uint32_t)); /* node -> key rooted there */
@@ -333,10 +343,14 @@ int tl_routes_path(const tl_routes *r, uint64_t flow_id, uint32_t src, uint32_t 
     while (u != dst) {
         uint32_t n;
         const uint32_t *nh = tl_routes_next(r, u, dst, buf, 256, &n);
-        if (n == 0)
-            return tl_err_set(err, TL_EINVAL, "flow %llu: no route from host %u to host %u%s",
-                              (unsigned long long)flow_id, src, dst,
-                              " (failed links disconnect them)");
+        if (n == 0) {
+            int has_failed = 0;
+            for (uint32_t l = 0; l < tl_topo_n_links(t) && !has_failed; l++)
+                has_failed = tl_topo_link(t, l)->is_failed;
+            return tl_err_set(err, TL_EINVAL, "no route from host %u to host %u: %s", src, dst,
+                              has_failed ? "failed links disconnect them"
+                                         : "the topology does not connect them");
+        }
         if (hops >= max)
             return tl_err_set(err, TL_EINVAL, "flow %llu: path longer than %d hops",
                               (unsigned long long)flow_id, max);

@@ -1,6 +1,8 @@
 /* Topology builder and indices (see tailor/topo.h for the invariants). */
 #include "topo_int.h"
+#include "tailor/memlimit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +30,19 @@ void tl_topo_destroy(tl_topo *t)
     free(t);
 }
 
-static int grow(void **p, uint32_t *cap, size_t elem, tl_err *err)
+/* Doubles an array; a topology that outgrows the machine's memory is
+ * refused before the allocation (what: "nodes", "links"). */
+static int grow(void **p, uint32_t *cap, size_t elem, const char *what, tl_err *err)
 {
+    if (*cap >= UINT32_MAX / 2)
+        return tl_err_set(err, TL_ERANGE, "the topology has more than %u %s", *cap, what);
     uint32_t ncap = *cap ? *cap * 2 : 64;
+    char desc[96];
+    snprintf(desc, sizeof desc, "a topology of more than %u %s (and its indices, several times that)",
+             *cap, what);
+    /* the indices built at finish (channels, adjacency, routing) take several times the array */
+    if (tl_mem_check(4.0 * (double)ncap * (double)elem, desc, err))
+        return err ? err->code : TL_ERANGE;
     void *q = realloc(*p, (size_t)ncap * elem);
     if (!q)
         return tl_err_nomem(err);
@@ -42,7 +54,7 @@ static int grow(void **p, uint32_t *cap, size_t elem, tl_err *err)
 int64_t tl_topo_add_node(tl_topo *t, tl_node_kind kind, int tier, int pod, int rack, int dc,
                          tl_err *err)
 {
-    if (t->n_nodes == t->cap_nodes && grow((void **)&t->nodes, &t->cap_nodes, sizeof *t->nodes, err))
+    if (t->n_nodes == t->cap_nodes && grow((void **)&t->nodes, &t->cap_nodes, sizeof *t->nodes, "nodes", err))
         return -1;
     tl_node *n = &t->nodes[t->n_nodes];
     n->kind = (uint8_t)kind;
@@ -74,7 +86,7 @@ int64_t tl_topo_add_link(tl_topo *t, uint32_t a, uint32_t b, uint64_t rate_bps, 
                    (long long)delay_ps);
         return -1;
     }
-    if (t->n_links == t->cap_links && grow((void **)&t->links, &t->cap_links, sizeof *t->links, err))
+    if (t->n_links == t->cap_links && grow((void **)&t->links, &t->cap_links, sizeof *t->links, "links", err))
         return -1;
     t->links[t->n_links] = (tl_link){.a = a, .b = b, .rate_bps = rate_bps, .delay_ps = delay_ps};
     return t->n_links++;
@@ -306,4 +318,40 @@ int tl_topo_set_failed(tl_topo *t, uint32_t link, int is_failed, tl_err *err)
                           t->n_links);
     t->links[link].is_failed = is_failed ? 1 : 0;
     return 0;
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+int tl_topo_check_connected(const tl_topo *t, tl_err *err)
+{
+    if (t->n_nodes == 0)
+        return 0;
+    uint32_t *parent = malloc((size_t)t->n_nodes * sizeof *parent);
+    if (!parent)
+        return tl_err_nomem(err);
+    for (uint32_t i = 0; i < t->n_nodes; i++)
+        parent[i] = i;
+    for (uint32_t l = 0; l < t->n_links; l++)
+        if (!t->links[l].is_failed)
+            parent[uf_find(parent, t->links[l].a)] = uf_find(parent, t->links[l].b);
+    int rc = 0;
+    int64_t first = -1;
+    for (uint32_t i = 0; i < t->n_nodes && !rc; i++) {
+        if (t->nodes[i].kind != TL_NODE_HOST)
+            continue;
+        if (first < 0)
+            first = i;
+        else if (uf_find(parent, i) != uf_find(parent, (uint32_t)first))
+            rc = tl_err_set(err, TL_EINVAL,
+                            "the topology does not connect host %u to host %u: no path of "
+                            "links joins them (expected every host to reach every other)",
+                            (uint32_t)first, i);
+    }
+    free(parent);
+    return rc;
 }

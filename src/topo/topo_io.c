@@ -306,7 +306,7 @@ tl_topo *tl_topo_load_parsimon(const char *path, tl_err *err)
         if (parse_link(&c, link, i, (uint32_t)n, t))
             goto fail;
     }
-    if (tl_topo_finish(t, err)) {
+    if (tl_topo_finish(t, err) || tl_topo_check_connected(t, err)) {
         blame_file(err, path);
         goto fail;
     }
@@ -632,7 +632,7 @@ tl_topo *tl_topo_load_ns3(const char *path, tl_err *err)
             goto fail;
         t->links[l].error_rate = k->error_rate;
     }
-    if (tl_topo_finish(t, err)) {
+    if (tl_topo_finish(t, err) || tl_topo_check_connected(t, err)) {
         blame_file(err, path);
         goto fail;
     }

@@ -1,6 +1,8 @@
 /* The flow table shared by every engine (id, endpoints, size, start, class). */
 #include "tailor/workload.h"
+#include "tailor/memlimit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +38,10 @@ int tl_flows_reserve(tl_flows *f, size_t n, tl_err *err)
     size_t bytes;
     if (__builtin_mul_overflow(n, sizeof *f->v, &bytes))
         return tl_err_set(err, TL_ERANGE, "%zu flows do not fit in memory", n);
+    char what[64];
+    snprintf(what, sizeof what, "%zu flows (and an engine's state for each)", n);
+    if (tl_mem_check(4.0 * (double)bytes, what, err)) /* the engines keep ~3x per flow */
+        return err ? err->code : TL_ERANGE;
     tl_flow *v = realloc(f->v, bytes);
     if (!v)
         return tl_err_nomem(err);
