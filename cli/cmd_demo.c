@@ -17,7 +17,8 @@ int inspect_print(const cli_world *w, int n_threads, tl_err *err);
 int cmd_compare(int argc, char **argv);
 
 /* What determines a pktsim result: the scenario text, the seed, tailor's
- * version and pktsim's results revision (TL_PKTSIM_RESULTS_REV). */
+ * version, pktsim's results revision (TL_PKTSIM_RESULTS_REV) and the
+ * summary's format (2: with its run record, which compare checks). */
 static uint64_t scenario_key(uint64_t seed)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -26,6 +27,7 @@ static uint64_t scenario_key(uint64_t seed)
     for (const char *p = TL_VERSION_STRING; *p; p++)
         h = (h ^ (uint8_t)*p) * 1099511628211ull;
     h = (h ^ TL_PKTSIM_RESULTS_REV) * 1099511628211ull;
+    h = (h ^ 2u) * 1099511628211ull; /* summary.json format */
     return tl_mix64(h ^ tl_mix64(seed));
 }
 

@@ -520,6 +520,57 @@ check "m3 without its model exits 2" test $? -eq 2
 check "m3 names the missing model" grep -q "nope.model" "$tmp/err"
 check "m3 without its model writes nothing" test ! -e "$tmp/m3x"
 
+# No user string reaches a shell: a folder named like an injection is just a
+# folder, and gnuplot still draws in it.
+mkdir -p "$tmp/inj" && (cd "$tmp/inj" && "$bin" topo-bench --quick --quiet --relative 2 \
+    -o "x'; touch INJ; echo '" >/dev/null 2>&1)
+check "topo-bench into a folder named like an injection exits 0" test $? -eq 0
+check "and runs no command" test ! -e "$tmp/inj/INJ"
+check "and writes its table there" test -s "$tmp/inj/x'; touch INJ; echo '/table.md"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/bob's runs" --quiet >/dev/null
+check "-o with a quote works" test -s "$tmp/bob's runs/summary.json"
+
+# An output folder is replaced whole: a flowsim run into a pktsim run's
+# folder leaves no links.csv of the old run beside the new files.
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/reuse" --quiet >/dev/null
+"$bin" compare "$tmp/reuse" "$tmp/reuse" --quiet >/dev/null
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/reuse" --engine flowsim --quiet >/dev/null
+check "a reused folder keeps no stale links.csv" test ! -e "$tmp/reuse/links.csv"
+check "nor a stale compare.json" test ! -e "$tmp/reuse/compare.json"
+check "summary.json records its run" grep -q '"flows_hash"' "$tmp/reuse/summary.json"
+
+# Interrupted at any moment, a run leaves the old result whole and no
+# temporary: SIGINT and SIGTERM while pktsim runs (with a queue trace).
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/intr" --quiet >/dev/null
+cp "$tmp/intr/fct.csv" "$tmp/intr-before.csv"
+for sig in INT TERM; do
+    "$bin" run -o "$tmp/intr" --queue-trace-us 1 --quiet >/dev/null 2>&1 &
+    pid=$!
+    sleep 3
+    kill -$sig $pid
+    wait $pid
+    check "SIG$sig ends the run by the signal" test $? -gt 128
+    check "SIG$sig leaves the old result whole" cmp -s "$tmp/intr/fct.csv" "$tmp/intr-before.csv"
+    check "SIG$sig leaves no temporary" test -z "$(ls -A "$tmp" | grep tailor-tmp)"
+    check "SIG$sig leaves no queues.csv" test ! -e "$tmp/intr/queues.csv"
+done
+"$bin" run -o "$tmp/intr-new/deep" --quiet >/dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+check "an interrupted first run leaves no folder it made" test ! -e "$tmp/intr-new"
+
+# Runs of different flows are not compared unless asked.
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/seed2" --seed 2 --engine flowsim --quiet >/dev/null
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/seed1" --engine flowsim --quiet >/dev/null
+"$bin" compare "$tmp/seed1" "$tmp/reuse" --quiet >/dev/null 2>&1
+check "compare of the same flows exits 0" test $? -eq 0
+"$bin" compare "$tmp/seed1" "$tmp/seed2" --quiet >/dev/null 2>"$tmp/err"
+check "compare of different flows exits 2" test $? -eq 2
+"$bin" compare "$tmp/seed1" "$tmp/seed2" --force --quiet >/dev/null 2>&1
+check "compare --force compares them" test $? -eq 0
+
 # Every shipped example parses, inspects and runs (cut to 300 flows).
 for f in "$src"/examples/*.json; do
     b=$(basename "$f" .json)

@@ -348,8 +348,8 @@ int tl_topo_check_connected(const tl_topo *t, tl_err *err)
             first = i;
         else if (uf_find(parent, i) != uf_find(parent, (uint32_t)first))
             rc = tl_err_set(err, TL_EINVAL,
-                            "the topology does not connect host %u to host %u: no path of "
-                            "links joins them (expected every host to reach every other)",
+                            "hosts %u and %u are not connected: no path of links joins them "
+                            "(expected every host to reach every other)",
                             (uint32_t)first, i);
     }
     free(parent);

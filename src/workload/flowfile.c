@@ -73,7 +73,7 @@ static int parse_ns(char **p, int64_t *ps)
 {
     uint64_t ns;
     if (parse_u64(p, &ns) != 0)
-        return -1;
+        return isdigit((unsigned char)**p) ? -2 : -1; /* digits beyond uint64: too late */
     if (ns > (uint64_t)TL_START_MAX_PS / 1000)
         return -2;
     int64_t frac = 0;
