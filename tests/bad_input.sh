@@ -95,6 +95,7 @@ printf 'id,src,dst,size,start_ns,class\n0,0,5,1000,1.2345,a\n' >"$in/decimals.cs
 printf 'id,src,dst,size,start_ns,class\n0,0,99,1000,0,a\n' >"$in/range.csv"
 printf 'id,src,dst,size,start_ns,class\n0,3,3,1000,0,a\n' >"$in/self.csv"
 printf 'id,src,dst,size,start_ns,class\n0,0,5,0,0,a\n' >"$in/zero.csv"
+printf 'id,src,dst,size,start_ns,class\n0,0,5,100000000000000000,0,a\n' >"$in/huge.csv"
 printf 'id,src,dst,size,start_ns,class\n0,0,5,1000,0\n' >"$in/noclass.csv"
 printf -- '-1\n0 5 3 100 1000 0\n' >"$in/minus.txt"
 printf '3\n0 5 3 100 1000 0\n1 6 3 100 1000 0\n' >"$in/short.txt"
@@ -176,6 +177,7 @@ row "flow CSV: four decimals"         2 "nanoseconds with at most 3 decimals" --
 row "flow CSV: host out of range"     2 "range.csv:2: destination host 99 is out of range"       -- inspect "$S" --flows "$in/range.csv"
 row "flow CSV: self flow"             2 "self.csv:2: source and destination"  -- inspect "$S" --flows "$in/self.csv"
 row "flow CSV: zero size"             2 "zero.csv:2: size must be > 0"        -- inspect "$S" --flows "$in/zero.csv"
+row "flow CSV: a size past the horizon" 2 "flow 0: 100000000000000000 bytes take" -- run "$S" --flows "$in/huge.csv" -o out
 row "flow CSV: no class"              2 "noclass.csv:2:"                      -- inspect "$S" --flows "$in/noclass.csv"
 row "flow.txt: count -1"              2 "minus.txt:1:1: expected the number of flows" -- inspect "$S" --flows "$in/minus.txt"
 row "flow.txt: fewer lines"           2 "short.txt:4:1: line 1 announces 3 flows, found only 2" -- inspect "$S" --flows "$in/short.txt"

@@ -1269,6 +1269,13 @@ static int build_flows(tl_pktsim *s, const tl_routes *r, tl_err *err)
         s->res[i].fct_ps = -1;
         s->res[i].ideal_ps = tl_ideal_fct_ps(s->topo, s->path + used, h, fw->size_bytes,
                                              s->mtu_bytes, s->header_bytes);
+        if (s->res[i].ideal_ps > TL_START_MAX_PS) /* its run could not end in int64 ps */
+            return tl_err_set(err, TL_ERANGE,
+                              "flow %llu: %llu bytes take %.3g s alone on their path, past the "
+                              "%.1f days tailor simulates (int64 picoseconds)",
+                              (unsigned long long)fw->id, (unsigned long long)fw->size_bytes,
+                              (double)s->res[i].ideal_ps * 1e-12,
+                              (double)TL_START_MAX_PS * 1e-12 / 86400);
         used += (size_t)h;
     }
     s->path_used = used;
