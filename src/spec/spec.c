@@ -15,6 +15,7 @@
 #include "tailor/fileio.h"
 #include "tailor/jsonerr.h"
 #include "tailor/strutil.h"
+#include "tailor/time.h"
 #include "tailor/units.h"
 
 const char *const tl_cc_names[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc", "uno", NULL};
@@ -233,14 +234,18 @@ static int get_time(ctx *c, json_t *obj, const char *path, const char *key, int6
     if (!v)
         return required ? fail(c, path, TL_EPARSE, "missing required key '%s' (a time)", key) : 1;
     if (json_is_string(v)) {
-        if (tl_units_parse_time(json_string_value(v), out) != 0 || *out < 0)
+        /* every time of a scenario fits the horizon (tailor/time.h), so that
+         * sums of them (a path's delays, a class's start plus its duration)
+         * stay inside int64 picoseconds */
+        if (tl_units_parse_time(json_string_value(v), out) != 0 || *out < 0 ||
+            *out > TL_START_MAX_PS)
             return fail(c, p, TL_EPARSE,
-                        "expected a time from 0 to 9e6 s like \"1us\", found \"%s\"",
-                        json_string_value(v));
+                        "expected a time from 0 to %.4g s (26.7 days) like \"1us\", found \"%s\"",
+                        (double)TL_START_MAX_PS * 1e-12, json_string_value(v));
         return 0;
     }
     double x;
-    int rc = get_num(c, obj, path, key, &x, 0, 9e18 / (double)scale_ps, 0, 1);
+    int rc = get_num(c, obj, path, key, &x, 0, (double)TL_START_MAX_PS / (double)scale_ps, 0, 1);
     if (rc == 0)
         *out = (int64_t)llround(x * (double)scale_ps);
     return rc;
