@@ -186,6 +186,14 @@ int tl_json_fail(tl_json_ctx *c, int at_key, const char *path, int code, const c
     return rc;
 }
 
+int tl_json_load_fail(tl_err *err, const char *file, const json_error_t *je)
+{
+    if (json_error_code(je) == json_error_out_of_memory)
+        return tl_err_at(err, TL_ENOMEM, file, 0, 0, NULL, "out of memory");
+    return tl_err_at(err, TL_EPARSE, file, je->line > 0 ? je->line : 0,
+                     je->column > 0 ? je->column : 0, NULL, "malformed JSON: %s", je->text);
+}
+
 const char *tl_json_join(char *buf, size_t n, const char *path, const char *key)
 {
     snprintf(buf, n, "%s%s%s", path, path[0] ? "." : "", key);

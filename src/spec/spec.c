@@ -778,8 +778,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root)
-        return tl_err_at(err, TL_EPARSE, source, je.line, je.column, NULL, "malformed JSON: %s",
-                         je.text);
+        return tl_json_load_fail(err, source, &je);
     ctx c = {.base_dir = base_dir, .err = err};
     int rc = tl_json_ctx_init(&c.j, source, text, err);
     if (rc)

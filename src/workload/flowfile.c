@@ -163,6 +163,7 @@ int tl_flows_load_csv(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
     if (!rc && !is_sorted(f))
         qsort(f->v, f->n, sizeof *f->v, cmp_flow);
 out:
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
     if (rc)
         tl_flows_fini(f);
@@ -241,6 +242,7 @@ int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
     if (!is_sorted(f))
         qsort(f->v, f->n, sizeof *f->v, cmp_flow);
 out:
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
     if (rc)
         tl_flows_fini(f);
