@@ -216,7 +216,8 @@ const char *tl_json_type_name(const json_t *v)
 
 void tl_json_put(json_t *o, const char *key, json_t *v, int *n_bad)
 {
-    if (!o || !v || json_object_set_new(o, key, v) != 0)
+    /* json_object_set_new releases v when it fails, o NULL included */
+    if (!v || json_object_set_new(o, key, v) != 0)
         (*n_bad)++;
 }
 
@@ -232,12 +233,19 @@ int tl_json_save(json_t *root, int n_bad, const char *path, tl_err *err)
         json_decref(root);
         return err ? err->code : TL_EIO;
     }
+    /* Straight to the file, not through json_dumps: jansson 2.14 ignores
+     * some failures of its output callback, so json_dumps writes a
+     * corrupted text when its buffer cannot grow. Writing to a FILE
+     * allocates nothing, and a failed write sets the stream's error flag;
+     * a failure without it was jansson's own allocation. */
     int bad = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) != 0;
     json_decref(root);
     fputc('\n', out);
     if (bad) {
+        int code = ferror(out) ? TL_EIO : TL_ENOMEM;
         tl_afile_abort(&af);
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed");
+        return code == TL_ENOMEM ? tl_err_nomem(err)
+                                 : tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed");
     }
     return tl_afile_commit(&af, err);
 }
