@@ -16,6 +16,10 @@ typedef struct tl_afile {
     char path[1024], tmp[1040];
 } tl_afile;
 
+/* The code for a failed open or read: TL_ENOMEM when errnum is ENOMEM (fopen
+ * allocates its FILE, getline its buffer), else TL_EIO. */
+int tl_io_code(int errnum);
+
 /* Opens a temporary file beside path ("-" writes straight to stdout). */
 FILE *tl_afile_open(tl_afile *af, const char *path, tl_err *err);
 /* The same with a 1 MiB stdio buffer: the bulk of writing millions of CSV
@@ -37,10 +41,17 @@ typedef struct tl_lines {
     size_t cap;
     int line;
     const char *path;
+    int code; /* 0, or why tl_lines_next stopped before the end: TL_ENOMEM, TL_EIO */
 } tl_lines;
 int tl_lines_open(tl_lines *lr, const char *path, tl_err *err);
-/* Next line without its newline; NULL at end of file (or on error: check ferror). */
+/* Next line without its newline; NULL at end of file, or when reading failed
+ * (getline out of memory, a read error): then lr->code says which. */
 char *tl_lines_next(tl_lines *lr);
+/* The result of a parse that read lr: rc, unless reading failed, which is
+ * then what cut the parse short (a missing line, a truncated table that
+ * looked whole): that failure is reported in err (file, line after the last
+ * one read) and returned instead. */
+int tl_lines_result(const tl_lines *lr, int rc, tl_err *err);
 void tl_lines_close(tl_lines *lr);
 
 /* Reads a whole file into a malloc'd NUL-terminated buffer (*len bytes,

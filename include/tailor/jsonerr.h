@@ -38,6 +38,11 @@ int tl_json_failv(tl_json_ctx *c, int at_key, const char *path, int code, const 
 int tl_json_fail(tl_json_ctx *c, int at_key, const char *path, int code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* Reports a failed json_loads/json_loadb/json_loadf of file: TL_ENOMEM when
+ * jansson ran out of memory, else TL_EPARSE "malformed JSON" at its
+ * line:column. Returns the code. */
+int tl_json_load_fail(tl_err *err, const char *file, const json_error_t *je);
+
 /* "path.key" (or "key" at the root) into buf. */
 const char *tl_json_join(char *buf, size_t n, const char *path, const char *key);
 /* "an object", "a string", ... for "expected X, found Y" messages. */

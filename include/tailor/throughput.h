@@ -69,8 +69,9 @@ int tl_tm_skewed(const tl_tgraph *g, double frac, uint64_t seed, tl_tm *tm, tl_e
  * Errors name the line: unknown node, negative demand, src == dst. */
 int tl_tm_load(const tl_tgraph *g, const char *path, tl_tm *tm, tl_err *err);
 int tl_tm_save(const tl_tm *tm, const char *path, tl_err *err);
-/* Scales demands so that the busiest server sends or receives exactly 1 (hose). */
-void tl_tm_hose_normalize(const tl_tgraph *g, tl_tm *tm);
+/* Scales demands so that the busiest server sends or receives exactly 1 (hose).
+ * Returns 0, or TL_ENOMEM with tm unchanged. */
+int tl_tm_hose_normalize(const tl_tgraph *g, tl_tm *tm, tl_err *err);
 
 typedef enum {
     TL_TM_ALL_TO_ALL = 0,

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int tl_io_code(int errnum) { return errnum == ENOMEM ? TL_ENOMEM : TL_EIO; }
+
 FILE *tl_afile_open(tl_afile *af, const char *path, tl_err *err)
 {
     memset(af, 0, sizeof *af);
@@ -24,7 +26,7 @@ FILE *tl_afile_open(tl_afile *af, const char *path, tl_err *err)
     snprintf(af->tmp, sizeof af->tmp, "%s.tmp%ld", path, (long)getpid());
     af->f = fopen(af->tmp, "w");
     if (!af->f) {
-        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot create: %s", strerror(errno));
+        tl_err_at(err, tl_io_code(errno), path, 0, 0, NULL, "cannot create: %s", strerror(errno));
         af->tmp[0] = '\0';
         return NULL;
     }
@@ -102,19 +104,36 @@ int tl_lines_open(tl_lines *lr, const char *path, tl_err *err)
     lr->path = path;
     lr->f = fopen(path, "r");
     if (!lr->f)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
+        return tl_err_at(err, tl_io_code(errno), path, 0, 0, NULL, "cannot open: %s",
+                         strerror(errno));
     return 0;
 }
 
 char *tl_lines_next(tl_lines *lr)
 {
     ssize_t n = getline(&lr->buf, &lr->cap, lr->f);
-    if (n < 0)
+    if (n < 0) {
+        /* getline fails without setting the stream's error flag when it
+         * cannot grow its buffer */
+        if (ferror(lr->f))
+            lr->code = TL_EIO;
+        else if (!feof(lr->f))
+            lr->code = TL_ENOMEM;
         return NULL;
+    }
     lr->line++;
     while (n > 0 && (lr->buf[n - 1] == '\n' || lr->buf[n - 1] == '\r'))
         lr->buf[--n] = '\0';
     return lr->buf;
+}
+
+int tl_lines_result(const tl_lines *lr, int rc, tl_err *err)
+{
+    if (lr->code == TL_ENOMEM)
+        return tl_err_at(err, TL_ENOMEM, lr->path, lr->line + 1, 0, NULL, "out of memory");
+    if (lr->code)
+        return tl_err_at(err, lr->code, lr->path, lr->line + 1, 0, NULL, "read error");
+    return rc;
 }
 
 void tl_lines_close(tl_lines *lr)
@@ -151,7 +170,7 @@ char *tl_read_file(const char *path, size_t *len, tl_err *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
+        tl_err_at(err, tl_io_code(errno), path, 0, 0, NULL, "cannot open: %s", strerror(errno));
         return NULL;
     }
     char *text = NULL;

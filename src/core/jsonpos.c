@@ -186,6 +186,14 @@ int tl_json_fail(tl_json_ctx *c, int at_key, const char *path, int code, const c
     return rc;
 }
 
+int tl_json_load_fail(tl_err *err, const char *file, const json_error_t *je)
+{
+    if (json_error_code(je) == json_error_out_of_memory)
+        return tl_err_at(err, TL_ENOMEM, file, 0, 0, NULL, "out of memory");
+    return tl_err_at(err, TL_EPARSE, file, je->line > 0 ? je->line : 0,
+                     je->column > 0 ? je->column : 0, NULL, "malformed JSON: %s", je->text);
+}
+
 const char *tl_json_join(char *buf, size_t n, const char *path, const char *key)
 {
     snprintf(buf, n, "%s%s%s", path, path[0] ? "." : "", key);
@@ -208,7 +216,8 @@ const char *tl_json_type_name(const json_t *v)
 
 void tl_json_put(json_t *o, const char *key, json_t *v, int *n_bad)
 {
-    if (!o || !v || json_object_set_new(o, key, v) != 0)
+    /* json_object_set_new releases v when it fails, o NULL included */
+    if (!v || json_object_set_new(o, key, v) != 0)
         (*n_bad)++;
 }
 
@@ -224,12 +233,19 @@ int tl_json_save(json_t *root, int n_bad, const char *path, tl_err *err)
         json_decref(root);
         return err ? err->code : TL_EIO;
     }
+    /* Straight to the file, not through json_dumps: jansson 2.14 ignores
+     * some failures of its output callback, so json_dumps writes a
+     * corrupted text when its buffer cannot grow. Writing to a FILE
+     * allocates nothing, and a failed write sets the stream's error flag;
+     * a failure without it was jansson's own allocation. */
     int bad = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) != 0;
     json_decref(root);
     fputc('\n', out);
     if (bad) {
+        int code = ferror(out) ? TL_EIO : TL_ENOMEM;
         tl_afile_abort(&af);
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed");
+        return code == TL_ENOMEM ? tl_err_nomem(err)
+                                 : tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed");
     }
     return tl_afile_commit(&af, err);
 }

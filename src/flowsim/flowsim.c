@@ -34,6 +34,16 @@
 
 enum { EV_ARRIVAL = 1, EV_COMPLETION = 2 };
 
+/* Schedules an event; a heap that cannot grow fails the run (sticky), which
+ * the run loop checks after every event. Returns the seq, 0 on failure. */
+static inline uint64_t push(tl_flowsim *s, int64_t t_ps, uint32_t target, uint16_t kind)
+{
+    uint64_t seq = tl_heap_push(&s->heap, t_ps, target, kind, 0);
+    if (__builtin_expect(seq == 0, 0))
+        tl_err_nomem(&s->sticky);
+    return seq;
+}
+
 /* ---- the share heap: (share, link), entries refreshed lazily (see freeze) ---- */
 
 static void sh_push(tl_flowsim *s, double share, uint32_t link)
@@ -234,9 +244,7 @@ static void schedule(tl_flowsim *s, uint32_t f, int64_t now)
     if (s->ev_seq[f] && s->ev_at_ps[f] <= at)
         return;
     s->ev_at_ps[f] = at;
-    s->ev_seq[f] = tl_heap_push(&s->heap, at, f, EV_COMPLETION, 0);
-    if (s->ev_seq[f] == 0)
-        tl_err_nomem(&s->sticky);
+    s->ev_seq[f] = push(s, at, f, EV_COMPLETION);
 }
 
 static void refill(tl_flowsim *s, uint32_t seed_flow, int is_departure, int64_t now)
@@ -330,7 +338,7 @@ static void on_arrival(tl_flowsim *s, int64_t now)
         }
     }
     if (s->next_arrival < s->n_flows)
-        tl_heap_push(&s->heap, s->start_ps[s->next_arrival], 0, EV_ARRIVAL, 0);
+        push(s, s->start_ps[s->next_arrival], 0, EV_ARRIVAL);
 }
 
 static void on_completion(tl_flowsim *s, uint32_t f, int64_t now)
@@ -358,7 +366,7 @@ int tl_flowsim_run(tl_flowsim *s, tl_progress *prog, tl_err *err)
         return s->sticky.code;
     }
     if (s->n_flows && s->next_arrival == 0)
-        tl_heap_push(&s->heap, s->start_ps[0], 0, EV_ARRIVAL, 0);
+        push(s, s->start_ps[0], 0, EV_ARRIVAL);
     tl_event e;
     uint64_t next_report = 1u << 18;
     while (!s->sticky.code && tl_heap_pop(&s->heap, &e)) {
@@ -369,7 +377,7 @@ int tl_flowsim_run(tl_flowsim *s, tl_progress *prog, tl_err *err)
             uint32_t f = e.target;
             if (s->due_ps[f] > e.t_ps) { /* slowed down since: sleep until its finish */
                 s->ev_at_ps[f] = s->due_ps[f];
-                s->ev_seq[f] = tl_heap_push(&s->heap, s->due_ps[f], f, EV_COMPLETION, 0);
+                s->ev_seq[f] = push(s, s->due_ps[f], f, EV_COMPLETION);
             } else {
                 on_completion(s, f, e.t_ps);
             }

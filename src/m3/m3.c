@@ -75,7 +75,12 @@ static int read_meta(const m3_model *m, const char *file, const char *cc,
                      double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
     memset(shift, 0, sizeof(double) * M3_N_OUT * M3_N_Q);
-    json_t *meta = json_loads(m3_model_meta(m), 0, NULL);
+    json_error_t je;
+    json_t *meta = json_loads(m3_model_meta(m), 0, &je);
+    /* metadata that is not JSON (or none) says nothing; running out of
+     * memory must not drop the calibration shifts */
+    if (!meta && json_error_code(&je) == json_error_out_of_memory)
+        return tl_err_nomem(err);
     const char *ccs = json_string_value(json_object_get(meta, "ccs"));
     json_t *a = json_object_get(meta, "shift");
     int rc = 0;

@@ -369,7 +369,9 @@ static int set_leaves(BoosterHandle b, float **val, const size_t *n_val, uint32_
     json_error_t je;
     json_t *root = json_loadb(buf, len, 0, &je);
     if (!root)
-        return tl_err_set(err, TL_EINVAL, "m3 train: reading XGBoost's JSON model: %s", je.text);
+        return tl_err_set(err,
+                          json_error_code(&je) == json_error_out_of_memory ? TL_ENOMEM : TL_EINVAL,
+                          "m3 train: reading XGBoost's JSON model: %s", je.text);
     json_t *trees = json_object_get(json_object_get(json_object_get(json_object_get(root, "learner"),
                                                                       "gradient_booster"), "model"), "trees");
     int rc = 0;

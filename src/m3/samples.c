@@ -210,7 +210,7 @@ FILE *m3_samples_open(const char *dir, const char *name, const char *header, lon
         return NULL;
     FILE *f = fopen(path, "a");
     if (!f) {
-        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open for appending: %s",
+        tl_err_at(err, tl_io_code(errno), path, 0, 0, NULL, "cannot open for appending: %s",
                   strerror(errno));
         return NULL;
     }

@@ -69,6 +69,7 @@ static int read_records(const char *path, m3_record **out, size_t *n, char *head
     }
     if (!rc && lr.line < 1)
         rc = tl_err_at(err, TL_EPARSE, path, 0, 0, NULL, "empty file: no header, no samples");
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
     if (rc) {
         free(v);

@@ -121,6 +121,7 @@ static int read_fpaths(const char *path, m3_fpath **out, size_t *n, char *header
         if (!(rc = m3_fpath_parse(line, path, lr.line, &v[*n], err)))
             (*n)++;
     }
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
     if (rc) {
         for (size_t i = 0; i < *n; i++)

@@ -58,7 +58,32 @@ static inline void q_account(port *p, int64_t now)
     p->q_changed_ps = now;
 }
 
-static int fail_nomem(tl_pktsim *s) { return tl_err_nomem(&s->sticky); }
+/* cold: off the hot path, so the callers' inlining is what it was */
+static int __attribute__((cold, noinline)) fail_nomem(tl_pktsim *s)
+{
+    return tl_err_nomem(&s->sticky);
+}
+
+/* Schedules an event. The heap grows by doubling (amortized, and only while
+ * the event population still rises); when it cannot, the simulation fails
+ * (sticky) and the run loop stops after the current event. Returns the
+ * event's seq, 0 on failure. */
+static inline uint64_t push(tl_pktsim *s, int64_t t_ps, uint32_t target, uint16_t kind,
+                            uint16_t aux)
+{
+    uint64_t seq = tl_heap_push(&s->heap, t_ps, target, kind, aux);
+    if (__builtin_expect(seq == 0, 0))
+        fail_nomem(s);
+    return seq;
+}
+
+/* The simulation's error, copied into err; returns its code. */
+static int sticky_err(const tl_pktsim *s, tl_err *err)
+{
+    if (err)
+        *err = s->sticky;
+    return s->sticky.code;
+}
 
 /* ---- transmission ---- */
 
@@ -117,7 +142,7 @@ static void cross_direct(tl_pktsim *s, port *q, uint32_t i, int64_t at)
     deliver(s, i, q->busy_until_ps + q->prop_ps);
 }
 
-static void arm_txdone(tl_pktsim *s, port *p, int64_t at)
+static inline void arm_txdone(tl_pktsim *s, port *p, int64_t at)
 {
     /* Armed for later (a paced flow's next send) and now needed sooner
      * (another flow's packet went out and ends first): the earlier event
@@ -125,7 +150,7 @@ static void arm_txdone(tl_pktsim *s, port *p, int64_t at)
     if (!p->is_txdone_armed || at < p->txdone_ps) {
         p->is_txdone_armed = 1;
         p->txdone_ps = at;
-        p->txdone_seq = tl_heap_push(&s->heap, at, (uint32_t)(p - s->ports), EV_TX_DONE, 0);
+        p->txdone_seq = push(s, at, (uint32_t)(p - s->ports), EV_TX_DONE, 0);
     }
 }
 
@@ -194,7 +219,7 @@ static void start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
         arm_txdone(s, p, end);
         return;
     }
-    tl_heap_push(&s->heap, end + p->prop_ps, (uint32_t)(p - s->ports), EV_ARRIVE, 0);
+    push(s, end + p->prop_ps, (uint32_t)(p - s->ports), EV_ARRIVE, 0);
 }
 
 static inline void mark(tl_pktsim *s, port *p, pkt *k)
@@ -208,8 +233,7 @@ static inline void mark(tl_pktsim *s, port *p, pkt *k)
 static void send_pfc(tl_pktsim *s, port *up, int is_pause, int64_t now)
 {
     up->is_pause_sent = (uint8_t)is_pause;
-    tl_heap_push(&s->heap, now + up->prop_ps, (uint32_t)(up - s->ports), EV_PFC,
-                 (uint16_t)is_pause);
+    push(s, now + up->prop_ps, (uint32_t)(up - s->ports), EV_PFC, (uint16_t)is_pause);
 }
 
 /* The shared buffer switch sw has left (0 when full). */
@@ -442,7 +466,7 @@ static uint32_t make_data(tl_pktsim *s, uint32_t fi, int64_t now)
     if (!f->is_rto_armed) {
         f->is_rto_armed = 1;
         f->rto_deadline_ps = now + s->rto_ps;
-        tl_heap_push(&s->heap, f->rto_deadline_ps, fi, EV_RTO, 0);
+        push(s, f->rto_deadline_ps, fi, EV_RTO, 0);
     } else if (was_idle) {
         /* The timer still runs from the last ACK, which acknowledged all: the
          * RTO counts from this packet, not from that ACK (the pending event
@@ -539,7 +563,7 @@ static void send_ctrl(tl_pktsim *s, uint32_t fi, int kind, int64_t echo_sent_ps,
             f->ctrl_path_off = path_off + 1;
             f->ctrl_bytes = k->wire_bytes;
         }
-        tl_heap_push(&s->heap, now + f->ctrl_delay_ps, i, EV_CTRL_DIRECT, 0);
+        push(s, now + f->ctrl_delay_ps, i, EV_CTRL_DIRECT, 0);
         return;
     }
     enqueue(s, &s->ports[pkt_chan(s, k, 0)], i, now);
@@ -614,7 +638,7 @@ static void cc_sync_timer(tl_pktsim *s, uint32_t fi, int64_t now)
         at = now;
     if (f->cc_timer_pending_ps == 0 || at < f->cc_timer_pending_ps) {
         f->cc_timer_pending_ps = at;
-        tl_heap_push(&s->heap, at, fi, EV_CC_TIMER, 0);
+        push(s, at, fi, EV_CC_TIMER, 0);
     }
 }
 
@@ -712,7 +736,7 @@ static void on_rto(tl_pktsim *s, uint32_t fi, int64_t now)
     if (f->is_tx_done || !f->is_rto_armed)
         return;
     if (now < f->rto_deadline_ps) { /* pushed back by ACKs since: sleep again */
-        tl_heap_push(&s->heap, f->rto_deadline_ps, fi, EV_RTO, 0);
+        push(s, f->rto_deadline_ps, fi, EV_RTO, 0);
         return;
     }
     if (f->snd_una >= f->snd_nxt) {
@@ -728,7 +752,7 @@ static void on_rto(tl_pktsim *s, uint32_t fi, int64_t now)
     f->io.now_ps = now;
     cc_loss(s, fi);
     f->rto_deadline_ps = now + s->rto_ps;
-    tl_heap_push(&s->heap, f->rto_deadline_ps, fi, EV_RTO, 0);
+    push(s, f->rto_deadline_ps, fi, EV_RTO, 0);
     port *nic = &s->ports[f->nic_port];
     rr_add(s, nic, fi);
     nic_kick(s, nic, now);
@@ -755,8 +779,7 @@ static void on_arrive(tl_pktsim *s, port *p, int64_t now)
     uint32_t i = p->ring_pkt[p->ring_head];
     p->ring_head = (p->ring_head + 1) & (p->ring_cap - 1);
     if (--p->ring_n)
-        tl_heap_push(&s->heap, p->ring_arr_ps[p->ring_head], (uint32_t)(p - s->ports), EV_ARRIVE,
-                     0);
+        push(s, p->ring_arr_ps[p->ring_head], (uint32_t)(p - s->ports), EV_ARRIVE, 0);
     s->st.n_link_hops++;
     pkt *k = P(s, i);
     if (s->node_sw[p->to] != NONE) {
@@ -842,7 +865,7 @@ static int start_flows(tl_pktsim *s, int64_t now)
         nic_kick(s, nic, now);
     }
     if (s->next_start < fs->n)
-        tl_heap_push(&s->heap, fs->v[s->next_start].start_ps, 0, EV_FLOW_START, 0);
+        push(s, fs->v[s->next_start].start_ps, 0, EV_FLOW_START, 0);
     return 0;
 }
 
@@ -886,7 +909,7 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
                 break;
             }
             if (s->st.n_flows_done + s->n_unreachable < n)
-                tl_heap_push(&s->heap, e.t_ps + s->control_interval_ps, 0, EV_CONTROL, 0);
+                push(s, e.t_ps + s->control_interval_ps, 0, EV_CONTROL, 0);
             break;
         }
         }
@@ -1009,10 +1032,13 @@ int tl_pktsim_set_control(tl_pktsim *s, int64_t interval_ps, tl_pktsim_control_f
     if (interval_ps <= 0 || !fn)
         return tl_err_set(err, TL_ERANGE, "control needs a callback and an interval > 0, found %lld ps",
                           (long long)interval_ps);
+    if (s->sticky.code)
+        return sticky_err(s, err);
     s->control = fn;
     s->control_ctx = ctx;
     s->control_interval_ps = interval_ps;
-    tl_heap_push(&s->heap, s->st.now_ps + interval_ps, 0, EV_CONTROL, 0);
+    if (!push(s, s->st.now_ps + interval_ps, 0, EV_CONTROL, 0))
+        return sticky_err(s, err);
     return 0;
 }
 
@@ -1024,7 +1050,8 @@ int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err)
     if (at_ps < s->st.now_ps)
         return tl_err_set(err, TL_ERANGE, "cannot fail link %u in the past (%lld ps < now %lld ps)",
                           link, (long long)at_ps, (long long)s->st.now_ps);
-    tl_heap_push(&s->heap, at_ps, link, EV_LINK_FAIL, 0);
+    if (s->sticky.code || !push(s, at_ps, link, EV_LINK_FAIL, 0))
+        return sticky_err(s, err);
     return 0;
 }
 
@@ -1320,8 +1347,10 @@ tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows
         tl_err_nomem(err);
         goto fail;
     }
-    if (f->n)
-        tl_heap_push(&s->heap, f->v[0].start_ps, 0, EV_FLOW_START, 0);
+    if (f->n && !push(s, f->v[0].start_ps, 0, EV_FLOW_START, 0)) {
+        tl_err_nomem(err);
+        goto fail;
+    }
     return s;
 fail:
     tl_pktsim_destroy(s);

@@ -99,12 +99,37 @@ static json_t *num_or_null(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
-/* jansson takes UTF-8 strings only; a folder name need not be one. */
+/* jansson takes UTF-8 strings only; a folder name need not be one. Checked
+ * here rather than by a json_string that fails, which could also mean out
+ * of memory: RFC 3629, no overlong forms, surrogates or code points above
+ * U+10FFFF (jansson's own rule). */
 static int is_json_string(const char *s)
 {
-    json_t *v = json_string(s);
-    json_decref(v);
-    return v != NULL;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p++;
+        int n; /* continuation bytes */
+        uint32_t cp;
+        if (c < 0x80)
+            n = 0, cp = c;
+        else if ((c & 0xE0) == 0xC0)
+            n = 1, cp = c & 0x1F;
+        else if ((c & 0xF0) == 0xE0)
+            n = 2, cp = c & 0x0F;
+        else if ((c & 0xF8) == 0xF0)
+            n = 3, cp = c & 0x07;
+        else
+            return 0;
+        for (int i = 0; i < n; i++, p++) {
+            if ((*p & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (*p & 0x3F);
+        }
+        static const uint32_t min_of[4] = {0, 0x80, 0x800, 0x10000};
+        if (cp < min_of[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+    }
+    return 1;
 }
 
 /* {count, mean, p50, p99, p999} of one side; count NULL for the errors. */

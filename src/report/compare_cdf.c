@@ -100,6 +100,7 @@ int tl_slowdowns_load_csv(tl_slowdowns *s, const char *path, tl_err *err)
     }
     if (!rc && ferror(lr.f))
         rc = tl_err_at(err, TL_EIO, path, lr.line, 0, NULL, "read failed");
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
 
     /* "all" is the concatenation of the four size buckets. */

@@ -322,8 +322,7 @@ int tl_summary_load_json(tl_summary *s, const char *path, tl_err *err)
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         free(text);
-        return tl_err_at(err, TL_EPARSE, path, je.line, je.column, NULL, "malformed JSON: %s",
-                         je.text);
+        return tl_json_load_fail(err, path, &je);
     }
     ctx c;
     int rc = tl_json_ctx_init(&c, path, text, err);

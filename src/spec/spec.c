@@ -645,10 +645,11 @@ static int parse_workload(ctx *c, json_t *o, tl_workload_spec *w)
         return fail(c, "workload.classes", TL_EPARSE,
                     "expected a non-empty array of traffic classes, found %s",
                     json_is_array(cls) ? "an empty array" : tl_json_type_name(cls));
-    w->n_classes = (uint32_t)json_array_size(cls);
-    w->classes = calloc(w->n_classes, sizeof *w->classes);
+    /* n_classes only once the array exists: fini walks it */
+    w->classes = calloc(json_array_size(cls), sizeof *w->classes);
     if (!w->classes)
         return tl_err_nomem(c->err);
+    w->n_classes = (uint32_t)json_array_size(cls);
     for (uint32_t i = 0; i < w->n_classes; i++) {
         char p[64];
         snprintf(p, sizeof p, "workload.classes[%u]", i);
@@ -785,8 +786,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root)
-        return tl_err_at(err, TL_EPARSE, source, je.line, je.column, NULL, "malformed JSON: %s",
-                         je.text);
+        return tl_json_load_fail(err, source, &je);
     ctx c = {.base_dir = base_dir, .err = err};
     int rc = tl_json_ctx_init(&c.j, source, text, err);
     if (rc)

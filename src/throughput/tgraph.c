@@ -195,9 +195,12 @@ uint16_t *tl_tgraph_distances(const tl_tgraph *g, tl_err *err)
         adj[fill[g->ev[e]]++] = g->eu[e];
     }
     free(fill);
-#pragma omp parallel
+    /* a thread without its queue leaves its rows unwritten: the table is void */
+    int n_failed = 0;
+#pragma omp parallel reduction(+ : n_failed)
     {
         uint32_t *queue = malloc(((size_t)n + 1) * sizeof *queue);
+        n_failed += !queue;
 #pragma omp for schedule(dynamic, 16)
         for (uint32_t s = 0; s < n; s++) {
             if (!queue)
@@ -221,5 +224,10 @@ uint16_t *tl_tgraph_distances(const tl_tgraph *g, tl_err *err)
     }
     free(off);
     free(adj);
+    if (n_failed) {
+        free(d);
+        tl_err_nomem(err);
+        return NULL;
+    }
     return d;
 }

@@ -307,8 +307,9 @@ int tl_tm_skewed(const tl_tgraph *g, double frac, uint64_t seed, tl_tm *tm, tl_e
             w += tl_rng_uniform(&r) < frac ? 10 : 1;
         tm->demand[k] = w;
     }
-    tl_tm_hose_normalize(g, tm);
-    return 0;
+    if ((rc = tl_tm_hose_normalize(g, tm, err)))
+        tl_tm_fini(tm);
+    return rc;
 }
 
 int tl_tm_kodialam(const tl_tgraph *g, tl_tm *tm, tl_err *err)
@@ -345,17 +346,19 @@ int tl_tm_kodialam(const tl_tgraph *g, tl_tm *tm, tl_err *err)
     }
     free(d);
     if (!rc)
-        tl_tm_hose_normalize(g, tm);
+        rc = tl_tm_hose_normalize(g, tm, err);
+    if (rc)
+        tl_tm_fini(tm);
     return rc;
 }
 
-void tl_tm_hose_normalize(const tl_tgraph *g, tl_tm *tm)
+int tl_tm_hose_normalize(const tl_tgraph *g, tl_tm *tm, tl_err *err)
 {
     double *out = calloc(g->n_nodes + 1, sizeof *out), *in = calloc(g->n_nodes + 1, sizeof *in);
     if (!out || !in) {
         free(out);
         free(in);
-        return;
+        return tl_err_nomem(err);
     }
     for (size_t k = 0; k < tm->n; k++) {
         out[tm->src[k]] += tm->demand[k];
@@ -374,6 +377,7 @@ void tl_tm_hose_normalize(const tl_tgraph *g, tl_tm *tm)
             tm->demand[k] /= worst;
     free(out);
     free(in);
+    return 0;
 }
 
 int tl_tm_load(const tl_tgraph *g, const char *path, tl_tm *tm, tl_err *err)
@@ -434,13 +438,14 @@ int tl_tm_load(const tl_tgraph *g, const char *path, tl_tm *tm, tl_err *err)
         }
         tm_add(tm, (uint32_t)a, (uint32_t)b, w);
     }
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
     if (!rc && tm->n == 0)
         rc = tl_err_at(err, TL_EPARSE, path, 0, 0, NULL, "the traffic matrix has no demand");
+    if (!rc)
+        rc = tl_tm_hose_normalize(g, tm, err);
     if (rc)
         tl_tm_fini(tm);
-    else
-        tl_tm_hose_normalize(g, tm);
     return rc;
 }
 

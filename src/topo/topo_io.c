@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tailor/fileio.h"
+#include "tailor/jsonerr.h"
 #include "tailor/strutil.h"
 #include "tailor/units.h"
 
@@ -257,14 +258,13 @@ tl_topo *tl_topo_load_parsimon(const char *path, tl_err *err)
     /* opened here rather than by json_load_file, for an errno-based message */
     FILE *f = fopen(path, "r");
     if (!f) {
-        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
+        tl_err_at(err, tl_io_code(errno), path, 0, 0, NULL, "cannot open: %s", strerror(errno));
         return NULL;
     }
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
     fclose(f);
     if (!root) {
-        tl_err_at(err, TL_EPARSE, path, je.line > 0 ? je.line : 0, je.column > 0 ? je.column : 0,
-                  NULL, "malformed JSON: %s", je.text);
+        tl_json_load_fail(err, path, &je);
         return NULL;
     }
     static const char *const keys[] = {"nodes", "links"};
@@ -441,8 +441,9 @@ static int parse_node_id(nsctx *c, const char *tok, uint32_t n_nodes, uint32_t *
 
 static int end_of_file(nsctx *c, const char *expected)
 {
-    if (ferror(c->lr.f))
-        return tl_err_at(c->err, TL_EIO, c->lr.path, c->lr.line, 0, NULL, "read failed");
+    int rc = tl_lines_result(&c->lr, 0, c->err);
+    if (rc)
+        return rc;
     return tl_err_at(c->err, TL_EPARSE, c->lr.path, c->lr.line + 1, 0, NULL,
                      "unexpected end of file: expected %s", expected);
 }
@@ -598,10 +599,8 @@ tl_topo *tl_topo_load_ns3(const char *path, tl_err *err)
             goto fail;
         n_links++;
     }
-    if (ferror(c.lr.f)) {
-        tl_err_at(err, TL_EIO, path, c.lr.line, 0, NULL, "read failed");
+    if (tl_lines_result(&c.lr, 0, err))
         goto fail;
-    }
     if (n_links < counts[2]) {
         char what[96];
         snprintf(what, sizeof what, "a link line (line 1 declares %u links, found %u)", counts[2],

@@ -228,6 +228,7 @@ int tl_flows_load_csv(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
     if (!rc && !is_sorted(f))
         qsort(f->v, f->n, sizeof *f->v, cmp_flow);
 out:
+    rc = tl_lines_result(&lr, rc, err); /* a read that ran out of memory is not the end */
     free(lines);
     tl_lines_close(&lr);
     if (rc)
@@ -331,6 +332,7 @@ int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
     if (!rc && !is_sorted(f))
         qsort(f->v, f->n, sizeof *f->v, cmp_flow);
 out:
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
     if (rc)
         tl_flows_fini(f);

@@ -143,6 +143,7 @@ int tl_matrix_load(tl_matrix *m, const char *name_or_path, tl_err *err)
         }
     }
 out:
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
     if (rc)
         tl_matrix_fini(m);

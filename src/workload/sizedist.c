@@ -194,6 +194,7 @@ static int parse_cdf(cdf_buf *b, const char *path, tl_err *err)
     }
     b->p_frac[b->n - 1] = 1.0; /* 100 / 100 is exact already; make the invariant explicit */
 out:
+    rc = tl_lines_result(&lr, rc, err);
     tl_lines_close(&lr);
     return rc;
 }
