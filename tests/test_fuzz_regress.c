@@ -30,7 +30,12 @@ typedef struct regress_case {
 } regress_case;
 
 static const regress_case cases[] = {
-    {"placeholder", NULL, NULL, 0, NULL, NULL},
+    /* line 1's count sized the flow array: 4*10^11 flows asked for 1.6 TB */
+    {"huge-count.txt", "flow_ns3", fz_flow_ns3, TL_EPARSE, ".txt:2:1:",
+     "announces 400000000100 flows, found only 0"},
+    /* start_s * 1e12 overflowed llround: a negative start time */
+    {"start-past-int64.txt", "flow_ns3", fz_flow_ns3, TL_ERANGE, ".txt:2:",
+     "start_s 1e+07 is beyond"},
 };
 
 static void fuzz_inputs_fail_cleanly(void **state)
