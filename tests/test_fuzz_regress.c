@@ -36,6 +36,8 @@ static const regress_case cases[] = {
     /* start_s * 1e12 overflowed llround: a negative start time */
     {"start-past-int64.txt", "flow_ns3", fz_flow_ns3, TL_ERANGE, ".txt:2:",
      "start_s 1e+07 is beyond"},
+    /* "racks N" sized an N x N array before any row was read (80 GB) */
+    {"huge-racks.txt", "matrix", fz_matrix, TL_EPARSE, ".txt:4:", "row 0: expected 100000"},
 };
 
 static void fuzz_inputs_fail_cleanly(void **state)
