@@ -38,6 +38,9 @@ static const regress_case cases[] = {
      "start_s 1e+07 is beyond"},
     /* "racks N" sized an N x N array before any row was read (80 GB) */
     {"huge-racks.txt", "matrix", fz_matrix, TL_EPARSE, ".txt:4:", "row 0: expected 100000"},
+    /* 6*10^8 servers were within the old 2^31 limit: minutes and gigabytes */
+    {"dcell-600M-servers.txt", "topo_spec", fz_topo_spec, TL_ERANGE, "k: ",
+     "more than 4194304 servers"},
 };
 
 static void fuzz_inputs_fail_cleanly(void **state)
