@@ -41,6 +41,10 @@ static const regress_case cases[] = {
     /* 6*10^8 servers were within the old 2^31 limit: minutes and gigabytes */
     {"dcell-600M-servers.txt", "topo_spec", fz_topo_spec, TL_ERANGE, "k: ",
      "more than 4194304 servers"},
+    /* a UBJSON string length past the end: XGBoost read beyond its buffer */
+    {"ubj-string-past-end.model", "m3_model", fz_m3_model, TL_EPARSE,
+     ".model: damaged XGBoost model bytes",
+     "a length or count larger than the bytes that follow (at byte 1521 of the file)"},
 };
 
 static void fuzz_inputs_fail_cleanly(void **state)
