@@ -51,7 +51,7 @@ fuzz-ci: build-fuzz
 	@work=$$(mktemp -d) && FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_BUILD=$(FUZZ) FUZZ_WORK=$$work \
 	  bash fuzz/run.sh; rc=$$?; rm -rf "$$work"; exit $$rc
 
-test: test-release test-asan
+test: test-release test-asan fuzz-ci
 
 bench: build
 	cmake --build $(BUILD) --target benches -j $(JOBS)

@@ -8,7 +8,7 @@
 #   FUZZ_BUILD    the fuzz build folder (default build-fuzz)
 #   FUZZ_WORK     where the corpora grow (default $FUZZ_BUILD/corpus); the
 #                 seeds of fuzz/corpus/<parser>/ are read, never written
-#   FUZZ_RUNS     stop each fuzzer after this many executions instead (0: off)
+#   FUZZ_RUNS     also stop each fuzzer after this many executions (0: no limit)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
@@ -30,6 +30,10 @@ export TAILOR_DATA=${TAILOR_DATA:-$PWD/data}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export OMP_NUM_THREADS=1
+# The harnesses rewrite a temporary file per input: in memory it is 50x faster than on disk.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    export TMPDIR=/dev/shm
+fi
 
 total_crashes=0
 summary=$(printf '%-14s %14s %8s %8s %s\n' parser executions exec/s crashes note)
@@ -42,14 +46,12 @@ for p in "${parsers[@]}"; do
     mkdir -p "$work/$p" "fuzz/crashes/$p"
     args=(-rss_limit_mb=2048 -timeout=10 -print_final_stats=1
           -artifact_prefix="fuzz/crashes/$p/")
-    if [ "$runs" -gt 0 ]; then
-        args+=(-runs="$runs")
-    else
-        args+=(-max_total_time="$seconds")
-    fi
+    args+=(-max_total_time="$seconds")
+    [ "$runs" -gt 0 ] && args+=(-runs="$runs")
     [ -f "fuzz/$p.dict" ] && args+=(-dict="fuzz/$p.dict")
     log=$work/$p.log
-    if [ "$runs" -gt 0 ]; then budget="$runs runs"; else budget="${seconds}s"; fi
+    budget="${seconds}s"
+    [ "$runs" -gt 0 ] && budget="$runs runs or $budget"
     echo "== fuzz_$p ($budget)" >&2
     "$bin" "${args[@]}" "$work/$p" "fuzz/corpus/$p" >"$log" 2>&1
     rc=$?
