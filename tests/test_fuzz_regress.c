@@ -20,6 +20,7 @@ int fz_tm(const uint8_t *data, size_t n, tl_err *err);
 int fz_summary(const uint8_t *data, size_t n, tl_err *err);
 int fz_slowdowns(const uint8_t *data, size_t n, tl_err *err);
 int fz_m3_model(const uint8_t *data, size_t n, tl_err *err);
+int fz_m3_ubj(const uint8_t *data, size_t n, tl_err *err);
 
 typedef struct regress_case {
     const char *name;  /* the input's file name under tests/fuzz_regress/<dir>/ */
@@ -41,7 +42,7 @@ static const regress_case cases[] = {
     /* 6*10^8 servers were within the old 2^31 limit: minutes and gigabytes */
     {"dcell-600M-servers.txt", "topo_spec", fz_topo_spec, TL_ERANGE, "k: ",
      "more than 4194304 servers"},
-    /* a UBJSON string length past the end: XGBoost read beyond its buffer */
+    /* a UBJSON string length past the end (checksum valid): XGBoost read beyond its buffer */
     {"ubj-string-past-end.model", "m3_model", fz_m3_model, TL_EPARSE,
      ".model: damaged XGBoost model bytes",
      "a length or count larger than the bytes that follow (at byte 1521 of the file)"},
