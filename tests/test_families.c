@@ -960,7 +960,7 @@ static void test_bad_parameters(void **state)
         {"bcube_n1", TL_ERANGE, "n: ", "found 1"},
         {"bcube_huge", TL_ERANGE, "at most", "nodes"},
         {"dcell_n1", TL_ERANGE, "n: ", "found 1"},
-        {"dcell_huge", TL_ERANGE, "k: ", "2^31"},
+        {"dcell_huge", TL_ERANGE, "k: ", "more than 4194304 servers"},
         {"same_eq_isolated", TL_EINVAL, "node 7", "no link to another switch"},
         {"same_eq_host_pair", TL_EINVAL, "hosts 0 and 1", "only to each other"},
         {"same_eq_no_links", TL_EINVAL, "2 switches", "0 switch-to-switch links"},

@@ -608,7 +608,8 @@ const char *m3_model_meta(const m3_model *m)
  *  20  uint32 crc32 of the whole file, these 4 bytes read as zeros
  * The checksum is there because XGBoost 1.7's UBJSON reader trusts the lengths
  * inside the model bytes: a flipped bit can make it read past its buffer (found
- * under ASan). It guards against damaged files, not crafted ones. */
+ * under ASan). It guards against damaged files, not crafted ones; m3_ubj_check
+ * (ubjson.c) bounds every length before XGBoost reads them. */
 #define CRC_AT 20
 
 /* CRC-32 of zlib and IEEE 802.3 (reflected, polynomial 0xEDB88320) of a whole
@@ -764,10 +765,18 @@ m3_model *m3_model_load(const char *path, uint32_t min_schema, uint32_t max_sche
         memcpy(m->meta, buf + MODEL_HEADER_BYTES, meta_bytes);
         m->meta[meta_bytes] = '\0';
     }
+    const unsigned char *xgb = buf + MODEL_HEADER_BYTES + meta_bytes;
+    size_t bad_at;
+    const char *why;
+    if (m3_ubj_check(xgb, xgb_bytes, &bad_at, &why) != 0) {
+        tl_err_at(err, TL_EPARSE, path, 0, 0, NULL,
+                  "damaged XGBoost model bytes: %s (at byte %zu of the file)", why,
+                  (size_t)(xgb - buf) + bad_at);
+        goto fail;
+    }
     if (!(m->booster = booster_create(NULL, 0, err)))
         goto fail;
-    if (XGBoosterLoadModelFromBuffer(m->booster, buf + MODEL_HEADER_BYTES + meta_bytes,
-                                     xgb_bytes) != 0) {
+    if (XGBoosterLoadModelFromBuffer(m->booster, xgb, xgb_bytes) != 0) {
         xgb_fail(err, TL_EPARSE, path, "loading the XGBoost model");
         goto fail;
     }

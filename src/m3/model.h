@@ -89,6 +89,11 @@ int m3_model_save(const m3_model *m, const char *path, uint32_t feature_schema, 
 m3_model *m3_model_load(const char *path, uint32_t min_schema, uint32_t max_schema,
                         tl_err *err);
 
+/* Checks that XGBoost model bytes (UBJSON) hold one well-formed value whose every
+ * length and count fits in the n bytes, as XGBoost's reader assumes (ubjson.c).
+ * Returns 0, or -1 with the offset at fault and the reason (static text). O(n). */
+int m3_ubj_check(const unsigned char *b, size_t n, size_t *bad_at, const char **why);
+
 /* Accepts NULL. */
 void m3_model_destroy(m3_model *m);
 

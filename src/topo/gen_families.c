@@ -114,8 +114,9 @@ static tl_topo *hamming(const uint32_t *sizes, uint32_t n_dims, uint32_t mult, u
     return direct_finish(&d, rc, err);
 }
 
-/* Most dimensions a Hamming graph of sizes >= 2 can have and still fit TL_TOPO_MAX_COUNT
- * switches (2^31). */
+/* Most dimensions the builders take: a Hamming graph of sizes >= 2 has 2^dims switches at
+ * least, so beyond 31 the count check could overflow; TL_TOPO_MAX_COUNT (2^22) refuses
+ * anything past 22 anyway. */
 #define MAX_DIMS 31
 
 tl_topo *tl_topo_hypercube(uint32_t dim, uint32_t servers_per_switch, uint64_t link_bps,
@@ -138,8 +139,8 @@ tl_topo *tl_topo_flattened_butterfly(uint32_t k, uint32_t n_dims, uint32_t serve
         return bad_param(err, TL_ERANGE, "n_dims", "expected >= 1, found %llu", n_dims), NULL;
     if (n_dims > MAX_DIMS)
         return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "n_dims",
-                         "%u-ary %u-dimensional flattened butterfly has more than 2^31 switches", k,
-                         n_dims),
+                         "%u-ary %u-dimensional flattened butterfly has more than %u switches",
+                         k, n_dims, TL_TOPO_MAX_COUNT),
                NULL;
     uint32_t sizes[MAX_DIMS];
     for (uint32_t i = 0; i < n_dims; i++)
@@ -474,7 +475,8 @@ tl_topo *tl_topo_dcell(uint32_t n, uint32_t k, uint64_t link_bps, tl_err *err)
     }
     if (l_max < k || tl[k] > TL_TOPO_MAX_COUNT)
         return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "k",
-                         "DCell_%u of %u-server cells has more than 2^31 servers", k, n),
+                         "DCell_%u of %u-server cells has more than %u servers", k, n,
+                         TL_TOPO_MAX_COUNT),
                NULL;
     uint64_t n_hosts = tl[k], n_sw = n_hosts / n;
     int rc = tl_topo_check_count(n_hosts + n_sw, tl_sat_mul(n_hosts, (uint64_t)k + 2) / 2, err);

@@ -14,9 +14,11 @@
  * topology needs. */
 #include "topo_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tailor/memlimit.h"
 #include "tailor/rng.h"
 
 #define DEFAULT_BPS 10000000000ull
@@ -423,6 +425,11 @@ static int rgraph_draw(rgraph *g, uint32_t n_nodes, uint32_t n_classes, const ui
     g->cls_off = cls_off;
     uint32_t m = g->n_edges = cls_off[n_classes];
     size_t nn = (size_t)n_nodes + 1, mm = (size_t)m + 1;
+    /* about 64 bytes a link (ends, adjacency, stubs, pair table) and 32 a node */
+    char what[96];
+    snprintf(what, sizeof what, "a random graph of %u switch links", m);
+    if (tl_mem_check(64.0 * (double)mm + 32.0 * (double)nn, what, err))
+        return err ? err->code : TL_ERANGE;
     g->eu = malloc(mm * sizeof *g->eu);
     g->ev = malloc(mm * sizeof *g->ev);
     g->adj_off = malloc(nn * sizeof *g->adj_off);

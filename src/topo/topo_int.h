@@ -20,8 +20,12 @@ struct tl_topo {
     uint32_t n_dcs;
 };
 
-/* Most nodes or links a generator builds: ids are uint32_t, racks and pods int32_t. */
-#define TL_TOPO_MAX_COUNT 0x7fffffffu
+/* Most nodes or links a generator builds or a loader accepts: 2^22 (4,194,304), far
+ * beyond the data centers of the papers (10^4 hosts) yet a topology of a few hundred
+ * MB built in seconds; counts from input beyond it (a spec "dcell:n=3,k=4" asks for
+ * 6*10^8 servers) are refused before anything is allocated. ids are uint32_t, racks
+ * and pods int32_t: both hold far more. */
+#define TL_TOPO_MAX_COUNT (1u << 22)
 
 /* Saturating arithmetic for the size checks of generators, whose counts are
  * products of caller-given parameters (STYLE.md: check products input can overflow). */

@@ -274,21 +274,22 @@ int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
                        (unsigned long long)TL_FLOWS_MAX, n);
         goto out;
     }
-    /* The count is only announced: memory grows with the lines really read. */
-    if ((rc = tl_flows_reserve(f, n < 65536 ? (size_t)n : 65536, err)) ||
+    /* The array grows with the lines read, so the count on line 1 cannot make
+     * us allocate more than the file holds. */
+    if ((rc = tl_flows_reserve(f, n < 1024 ? (size_t)n : 1024, err)) ||
         tl_flows_add_class(f, "default", err) < 0) {
         rc = rc ? rc : TL_ENOMEM;
         goto out;
     }
     for (unsigned long long i = 0; i < n; i++) {
-        if (f->n == f->cap && (rc = tl_flows_reserve(f, f->cap * 2 < n ? f->cap * 2 : n, err)))
-            goto out;
         s = tl_lines_next(&lr);
         if (!s) {
             rc = tl_err_at(err, TL_EPARSE, path, lr.line + 1, 1, NULL,
                            "line 1 announces %llu flows, found only %llu", n, i);
             goto out;
         }
+        if (f->n == f->cap && (rc = tl_flows_reserve(f, f->cap * 2, err)))
+            goto out;
         unsigned long long src, dst, pg, dport, size;
         double start_s;
         int used = 0;
@@ -309,6 +310,12 @@ int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
         if ((rc = check_host(t, src, "source", path, lr.line, 1, err)) ||
             (rc = check_host(t, dst, "destination", path, lr.line, 0, err)))
             goto out;
+        if (!(start_s * 1e12 < (double)INT64_MAX)) { /* llround would overflow */
+            rc = tl_err_at(err, TL_ERANGE, path, lr.line, 0, NULL,
+                           "start_s %g is beyond the %.0f s that 64-bit picoseconds hold",
+                           start_s, (double)INT64_MAX / 1e12);
+            goto out;
+        }
         if (src == dst || size == 0) {
             rc = tl_err_at(err, TL_EINVAL, path, lr.line, 0, NULL,
                            src == dst ? "source and destination are the same host"

@@ -88,8 +88,7 @@ int tl_matrix_load(tl_matrix *m, const char *name_or_path, tl_err *err)
     m->n_racks = (uint32_t)n_racks;
     m->n_pods = (uint32_t)n_pods;
     m->pod_of = malloc(n_racks * sizeof *m->pod_of);
-    m->w = malloc(n_racks * n_racks * sizeof *m->w);
-    if (!m->pod_of || !m->w) {
+    if (!m->pod_of) {
         rc = tl_err_nomem(err);
         goto out;
     }
@@ -112,11 +111,25 @@ int tl_matrix_load(tl_matrix *m, const char *name_or_path, tl_err *err)
             rc = tl_err_at(err, TL_EPARSE, path, lr.line, 0, NULL, "rack %lu belongs to no pod", r);
             goto out;
         }
+    /* Rows are stored as they are read, so "racks N" alone cannot make us
+     * allocate N^2 entries: memory stays in proportion to the file. */
+    unsigned long cap_rows = 0;
     for (unsigned long r = 0; r < n_racks; r++) {
         if (!(s = next_content_line(&lr))) {
             rc = tl_err_at(err, TL_EPARSE, path, lr.line + 1, 1, NULL,
                            "expected %lu matrix rows, found %lu", n_racks, r);
             goto out;
+        }
+        if (r == cap_rows) {
+            cap_rows = cap_rows ? 2 * cap_rows : 16;
+            if (cap_rows > n_racks)
+                cap_rows = n_racks;
+            double *w = realloc(m->w, cap_rows * n_racks * sizeof *w);
+            if (!w) {
+                rc = tl_err_nomem(err);
+                goto out;
+            }
+            m->w = w;
         }
         char *p = s;
         for (unsigned long c = 0; c < n_racks; c++) {
