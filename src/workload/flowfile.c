@@ -310,12 +310,6 @@ int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
         if ((rc = check_host(t, src, "source", path, lr.line, 1, err)) ||
             (rc = check_host(t, dst, "destination", path, lr.line, 0, err)))
             goto out;
-        if (!(start_s * 1e12 < (double)INT64_MAX)) { /* llround would overflow */
-            rc = tl_err_at(err, TL_ERANGE, path, lr.line, 0, NULL,
-                           "start_s %g is beyond the %.0f s that 64-bit picoseconds hold",
-                           start_s, (double)INT64_MAX / 1e12);
-            goto out;
-        }
         if (src == dst || size == 0) {
             rc = tl_err_at(err, TL_EINVAL, path, lr.line, 0, NULL,
                            src == dst ? "source and destination are the same host"
