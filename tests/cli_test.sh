@@ -571,6 +571,34 @@ check "compare of different flows exits 2" test $? -eq 2
 "$bin" compare "$tmp/seed1" "$tmp/seed2" --force --quiet >/dev/null 2>&1
 check "compare --force compares them" test $? -eq 0
 
+# sweep writes nothing without -o (its full runs go to a scratch folder, not
+# ./out/sweep), --quiet silences its table, and a knob flowsim ignores warns.
+mkdir -p "$tmp/swcwd"
+scratch_before=$(ls -A "${TMPDIR:-/tmp}" | grep -c "tailor-sweep")
+(cd "$tmp/swcwd" && "$bin" sweep "$src/examples/incast-16to1.json" --engine flowsim \
+    --set switch.kmin_bytes_per_gbps=1KB,3KB >"$tmp/swout" 2>"$tmp/swerr")
+check "a flowsim sweep without -o exits 0" test $? -eq 0
+check "and writes nothing in the working folder" test -z "$(ls -A "$tmp/swcwd")"
+check "and leaves no scratch folder" \
+    test "$(ls -A "${TMPDIR:-/tmp}" | grep -c "tailor-sweep")" -eq "$scratch_before"
+check "and prints its table" test "$(grep -c '^  [0-9]' "$tmp/swout")" -eq 2
+check "and warns that flowsim does not read Kmin" \
+    grep -q "flowsim does not read switch.kmin_bytes_per_gbps" "$tmp/swerr"
+"$bin" sweep "$src/examples/incast-16to1.json" --engine flowsim --quiet -o "$tmp/swq" \
+    --set nic.mtu_bytes=1000,1500 >"$tmp/swout" 2>"$tmp/swerr"
+check "sweep --quiet -o exits 0" test $? -eq 0
+check "and prints nothing" test ! -s "$tmp/swout"
+check "and writes a summary per value" test -s "$tmp/swq/v1/summary.json"
+check "a knob flowsim reads is swept without a warning" test ! -s "$tmp/swerr"
+
+# Help matches the program.
+"$bin" help help >"$tmp/h" 2>&1
+check "help help exits 0" test $? -eq 0
+"$bin" help run >"$tmp/h"
+check "help run says m3 writes paths.csv" grep -q "paths.csv" "$tmp/h"
+"$bin" help params >"$tmp/h"
+check "help params says --markdown prints" grep -q -- "--markdown prints" "$tmp/h"
+
 # Every shipped example parses, inspects and runs (cut to 300 flows).
 for f in "$src"/examples/*.json; do
     b=$(basename "$f" .json)
