@@ -6,7 +6,7 @@ ASAN   ?= build-asan
 FUZZ   ?= build-fuzz
 # `make fuzz`: seconds per parser; `make test` runs each for FUZZ_CI_SECONDS (fuzz/README.md).
 FUZZ_SECONDS    ?= 60
-FUZZ_CI_SECONDS ?= 20
+FUZZ_CI_SECONDS ?= 10
 # clang, libclang-rt-14-dev (libFuzzer) and libomp-dev (OpenMP under clang): the fuzz build.
 DEB_PACKAGES = build-essential cmake pkg-config libjansson-dev libgsl-dev libigraph-dev \
                libcmocka-dev libglpk-dev libxgboost-dev gnuplot-nox \
