@@ -134,6 +134,7 @@ typedef struct cli_out {
     char dest[CLI_PATH_MAX];   /* the folder the results land in (DIR: the target's parent) */
     char name[256];            /* DIR: the target's last name; FILE: the file's name */
     char tmp[CLI_PATH_MAX + 300]; /* where the command writes until commit */
+    char file[CLI_PATH_MAX + 600]; /* FILE: tmp/name ("-" for standard output) */
     char made[CLI_OUT_MAX_MADE][CLI_PATH_MAX]; /* folders begin created, removed by abort */
     int n_made;
 } cli_out;
@@ -143,10 +144,9 @@ typedef struct cli_out {
  * and SIGTERM to remove them. Errors name the target: TL_EINVAL (exit 2)
  * for a target that may not be replaced, TL_EIO for one that cannot be made. */
 int cli_out_begin(cli_out *o, const char *target, int mode, tl_err *err);
-/* The folder to write into until commit (DIR, FILES). */
+/* Where to write until commit: the folder (DIR, FILES) or the file (FILE;
+ * "-" for standard output). */
 const char *cli_out_path(const cli_out *o);
-/* FILE mode: the path to write the file at until commit ("-" for stdout). */
-void cli_out_file(const cli_out *o, char *buf, size_t n);
 /* Moves the results into place: DIR swaps the whole folder in one step. */
 int cli_out_commit(cli_out *o, tl_err *err);
 /* Removes the temporary folder and the parents begin created. Safe twice. */

@@ -20,12 +20,11 @@ int cmd_export_topo(int argc, char **argv)
     tl_err err;
     tl_err_clear(&err);
     cli_out out;
-    char path[CLI_PATH_MAX + 600];
     if ((rc = cli_out_begin(&out, o.out, CLI_OUT_FILE, &err))) {
         cli_print_err("export-topo", &err);
         return cli_exit_code(&err);
     }
-    cli_out_file(&out, path, sizeof path);
+    const char *path = cli_out_path(&out);
     tl_scenario sc;
     tl_topo *t = NULL;
     rc = cli_load_scenario(&o, &sc, &err);

@@ -24,12 +24,11 @@ int cmd_gen_flows(int argc, char **argv)
     tl_err err;
     tl_err_clear(&err);
     cli_out out;
-    char path[CLI_PATH_MAX + 600];
     if ((rc = cli_out_begin(&out, o.out, CLI_OUT_FILE, &err))) {
         cli_print_err("gen-flows", &err);
         return cli_exit_code(&err);
     }
-    cli_out_file(&out, path, sizeof path);
+    const char *path = cli_out_path(&out);
     tl_progress ps, *prog = cli_progress(&o, &ps);
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);

@@ -260,22 +260,21 @@ static int run_m3(cli_world *w, const char *outdir, const char *shown, tl_progre
 int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char *shown,
                    const cli_trace *trace, tl_progress *prog, tl_err *err)
 {
+    int rc = cli_check_engine(engine, w->sc.cc, err);
+    if (rc)
+        return rc;
     if (strcmp(engine, "flowsim") == 0)
         return run_flowsim(w, dir, shown, prog, err);
     if (strcmp(engine, "parsimon") == 0)
         return run_parsimon(w, dir, shown, prog, err);
     if (strcmp(engine, "m3") == 0)
         return run_m3(w, dir, shown, prog, err);
-    if (strcmp(engine, "pktsim") != 0)
-        return tl_err_set(err, TL_EINVAL,
-                          "unknown engine '%s' (available: pktsim, flowsim, parsimon, m3)",
-                          engine);
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
     double t0 = (double)clock() / CLOCKS_PER_SEC;
     tl_pktsim *sim = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
                                       w->sc.seed, err);
-    int rc = sim ? 0 : err->code;
+    rc = sim ? 0 : err->code;
     char path[1200];
     tl_afile qf = {0};
     qtrace qt = {.t = w->topo};
@@ -364,8 +363,6 @@ int cmd_run(int argc, char **argv)
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
     const char *engine = o.engine ? o.engine : w.sc.engine.name;
-    if (!rc)
-        rc = cli_check_engine(engine, w.sc.cc, &err);
     cli_trace trace = {o.queue_trace_us, o.queue_trace_max};
     if (!rc)
         rc = cli_run_engine(&w, engine, cli_out_path(&out), o.out, &trace, prog, &err);

@@ -95,13 +95,11 @@ int cmd_throughput(int argc, char **argv)
     tl_err err;
     tl_err_clear(&err);
     cli_out tmo = {0};
-    char tm_path[CLI_PATH_MAX + 600] = "";
     if (o.save_tm) {
         if ((rc = cli_out_begin(&tmo, o.save_tm, CLI_OUT_FILE, &err))) {
             cli_print_err("throughput", &err);
             return cli_exit_code(&err);
         }
-        cli_out_file(&tmo, tm_path, sizeof tm_path);
     }
     tl_tgraph g;
     memset(&g, 0, sizeof g);
@@ -121,7 +119,7 @@ int cmd_throughput(int argc, char **argv)
     else
         rc = tl_tm_make(&g, kind, kind == TL_TM_SKEWED ? (o.skew > 0 ? o.skew : 0.1) : 0, seed, &tm,
                         &err);
-    if (rc || (o.save_tm && ((rc = tl_tm_save(&tm, tm_path, &err)) ||
+    if (rc || (o.save_tm && ((rc = tl_tm_save(&tm, cli_out_path(&tmo), &err)) ||
                              (rc = cli_out_commit(&tmo, &err)))))
         goto out;
     char ref[32];

@@ -197,6 +197,7 @@ int cli_out_begin(cli_out *o, const char *target, int mode, tl_err *err)
     if (mode == CLI_OUT_FILE && !strcmp(target, "-")) {
         o->is_stdout = 1;
         snprintf(o->target, sizeof o->target, "-");
+        snprintf(o->file, sizeof o->file, "-");
         return 0;
     }
     char dir[CLI_PATH_MAX], base[CLI_PATH_MAX];
@@ -246,6 +247,7 @@ int cli_out_begin(cli_out *o, const char *target, int mode, tl_err *err)
         return rc;
     }
     track(o, 1);
+    snprintf(o->file, sizeof o->file, "%s/%s", o->tmp, o->name);
     if (mode == CLI_OUT_DIR) {
         char marker[CLI_PATH_MAX + 32];
         snprintf(marker, sizeof marker, "%s/%s", o->tmp, CLI_OUT_MARKER);
@@ -259,20 +261,7 @@ int cli_out_begin(cli_out *o, const char *target, int mode, tl_err *err)
     return 0;
 }
 
-const char *cli_out_path(const cli_out *o)
-{
-    if (o->is_stdout)
-        return "-";
-    return o->tmp;
-}
-
-void cli_out_file(const cli_out *o, char *buf, size_t n)
-{
-    if (o->is_stdout)
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%s/%s", o->tmp, o->name);
-}
+const char *cli_out_path(const cli_out *o) { return o->mode == CLI_OUT_FILE ? o->file : o->tmp; }
 
 int cli_out_commit(cli_out *o, tl_err *err)
 {

@@ -166,10 +166,8 @@ __attribute__((format(printf, 5, 6))) static int fail(ctx *c, const char *path, 
     return rc;
 }
 
-/* o must be an object whose keys are exactly allowed (NULL-terminated),
- * besides the one key optional (NULL: none). */
-static int check_object_opt(ctx *c, const json_t *o, const char *path, const char *const *allowed,
-                            const char *optional)
+int tl_report_check_keys(ctx *c, const json_t *o, const char *path, const char *const *allowed,
+                         const char *optional)
 {
     char p[512];
     if (!json_is_object(o))
@@ -199,7 +197,7 @@ static int check_object_opt(ctx *c, const json_t *o, const char *path, const cha
 
 static int check_object(ctx *c, const json_t *o, const char *path, const char *const *allowed)
 {
-    return check_object_opt(c, o, path, allowed, NULL);
+    return tl_report_check_keys(c, o, path, allowed, NULL);
 }
 
 static int get_count(ctx *c, const json_t *v, const char *path, uint64_t *out)
@@ -265,7 +263,7 @@ static int parse_buckets(ctx *c, const json_t *o, const char *path, tl_slowdown_
 
 static int parse_summary(ctx *c, const json_t *root, tl_summary *s)
 {
-    int rc = check_object_opt(c, root, "", root_keys, "run");
+    int rc = tl_report_check_keys(c, root, "", root_keys, "run");
     if (rc)
         return rc;
     const json_t *run = json_object_get(root, "run");

@@ -142,27 +142,9 @@ static int get_count(tl_json_ctx *c, const json_t *o, const char *key, int allow
 int tl_run_info_parse(tl_json_ctx *c, const json_t *o, tl_run_info *r)
 {
     memset(r, 0, sizeof *r);
-    if (!json_is_object(o))
-        return tl_json_fail(c, 0, "run", TL_EPARSE, "expected an object, found %s",
-                            tl_json_type_name(o));
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)o, key, v)
-    {
-        size_t i = 0;
-        while (run_keys[i] && strcmp(run_keys[i], key))
-            i++;
-        char p[300];
-        if (!run_keys[i])
-            return tl_json_fail(c, 1, tl_json_join(p, sizeof p, "run", key), TL_EPARSE,
-                                "unknown key '%s'", key);
-    }
-    for (size_t i = 0; run_keys[i]; i++)
-        if (!json_object_get(o, run_keys[i]))
-            return tl_json_fail(c, 0, "run", TL_EPARSE, "missing required key '%s'",
-                                run_keys[i]);
     int64_t seed;
-    int rc = get_str(c, o, "tailor", r->version, sizeof r->version);
+    int rc = tl_report_check_keys(c, o, "run", run_keys, NULL);
+    rc = rc ? rc : get_str(c, o, "tailor", r->version, sizeof r->version);
     rc = rc ? rc : get_str(c, o, "cc", r->cc, sizeof r->cc);
     rc = rc ? rc : get_str(c, o, "engine_options", r->options, sizeof r->options);
     rc = rc ? rc : get_hex(c, o, "scenario_hash", &r->scenario_hash);

@@ -1,5 +1,6 @@
 /* The flow table shared by every engine (id, endpoints, size, start, class). */
 #include "tailor/workload.h"
+#include "workload_int.h"
 #include "tailor/memlimit.h"
 
 #include <stdio.h>
@@ -31,6 +32,13 @@ int tl_flows_add_class(tl_flows *f, const char *name, tl_err *err)
     return (int)f->n_classes++;
 }
 
+int flows_check_memory(size_t n, const char *who, tl_err *err)
+{
+    char what[128];
+    snprintf(what, sizeof what, "%s%zu flows (and an engine's state for each)", who, n);
+    return tl_mem_check(4.0 * (double)n * sizeof(tl_flow), what, err);
+}
+
 int tl_flows_reserve(tl_flows *f, size_t n, tl_err *err)
 {
     if (n <= f->cap)
@@ -38,9 +46,7 @@ int tl_flows_reserve(tl_flows *f, size_t n, tl_err *err)
     size_t bytes;
     if (__builtin_mul_overflow(n, sizeof *f->v, &bytes))
         return tl_err_set(err, TL_ERANGE, "%zu flows do not fit in memory", n);
-    char what[64];
-    snprintf(what, sizeof what, "%zu flows (and an engine's state for each)", n);
-    if (tl_mem_check(4.0 * (double)bytes, what, err)) /* the engines keep ~3x per flow */
+    if (flows_check_memory(n, "", err))
         return err ? err->code : TL_ERANGE;
     tl_flow *v = realloc(f->v, bytes);
     if (!v)

@@ -7,7 +7,6 @@
  * Classes are generated to a length long enough for the bounds (flow count,
  * duration), then merged by start time. */
 #include "workload_int.h"
-#include "tailor/memlimit.h"
 #include "tailor/time.h"
 
 #include <gsl/gsl_randist.h>
@@ -56,10 +55,9 @@ static int extend(class_gen *g, size_t want, uint64_t seed, int n_threads, tl_pr
     size_t new_cap = target_chunks * CHUNK, bytes;
     if (__builtin_mul_overflow(new_cap, sizeof(tl_flow), &bytes))
         return tl_err_set(err, TL_ERANGE, "class '%s': too many flows", g->cl->name);
-    char what[128];
-    snprintf(what, sizeof what, "class '%s': %zu flows (and an engine's state for each)",
-             g->cl->name, new_cap);
-    if (tl_mem_check(4.0 * (double)bytes, what, err)) /* the engines keep ~3x per flow */
+    char who[96];
+    snprintf(who, sizeof who, "class '%s': ", g->cl->name);
+    if (flows_check_memory(new_cap, who, err))
         return err ? err->code : TL_ERANGE;
     tl_flow *v = realloc(g->v, bytes);
     if (!v)

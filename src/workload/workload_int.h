@@ -23,6 +23,10 @@ typedef struct spatial_sampler {
 /* Compiles spec for t. Matrix pods map onto topology pods in order, and each
  * pod's racks onto a seeded shuffle of the topology pod's racks (as
  * parsimon-eval's map_to). stream names the seed stream (class index). */
+/* The memory limit (tailor/memlimit.h) for n flows of who ("" or "class 'a': "):
+ * the array and, about three times it, an engine's state for each flow. */
+int flows_check_memory(size_t n, const char *who, tl_err *err);
+
 int spatial_init(spatial_sampler *s, const tl_spatial_spec *spec, const tl_topo *t, uint64_t seed,
                  uint64_t stream, tl_err *err);
 void spatial_fini(spatial_sampler *s);
