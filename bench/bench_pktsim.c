@@ -6,6 +6,9 @@
  *                                        50% max load (default cc dctcp-rate; 200k flows)
  *   bench_pktsim compare [flows]         both scenarios with every CC, then a side-by-side
  *                                        table of link-hops/s and slowdown p50/p99 per bucket
+ *   bench_pktsim fingerprint             per-flow FCTs and counters of runs the CLI cannot
+ *                                        make (a link failing mid-run, a knob changed by the
+ *                                        run-time control), as text for bench/identity.sh
  * Prints figures; never passes or fails. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,10 +125,71 @@ static int bench_one(const char *which, unsigned long n, const char *cc, int rep
     return 0;
 }
 
+/* Prints every flow's FCT and the run's counters: bench/identity.sh hashes
+ * them to check that a refactoring left results byte-identical. */
+static void print_run(const char *name, const tl_pktsim *s, size_t n)
+{
+    const tl_flow_result *res = tl_pktsim_results(s);
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    printf("%s events %llu hops %llu drops %llu faildrops %llu marks %llu timeouts %llu "
+           "now %lld\n",
+           name, (unsigned long long)st.n_events, (unsigned long long)st.n_link_hops,
+           (unsigned long long)st.n_drops, (unsigned long long)st.n_fail_drops,
+           (unsigned long long)st.n_marks, (unsigned long long)st.n_timeouts,
+           (long long)st.now_ps);
+    for (size_t i = 0; i < n; i++)
+        printf("%zu %lld\n", i, (long long)res[i].fct_ps);
+}
+
+static int knob_flip(void *ctx, tl_pktsim *s, int64_t now_ps)
+{
+    int *k = ctx;
+    double v = (*k)++ % 2 ? 30000 : 3000;
+    tl_pktsim_set_param(s, "switch.kmin_bytes_per_gbps", v, NULL);
+    tl_pktsim_set_param(s, "switch.kmax_bytes_per_gbps", v, NULL);
+    return 0;
+}
+
+static int fingerprint(void)
+{
+    static const char *const ccs[] = {"dctcp", "dcqcn"};
+    for (int c = 0; c < 2; c++) {
+        char json[2048], scen[128];
+        scenario("perm", 0, ccs[c], json, sizeof json, scen, sizeof scen);
+        world w;
+        if (world_make(&w, json))
+            return 1;
+        for (int mode = 0; mode < 2; mode++) {
+            tl_err err;
+            tl_err_clear(&err);
+            tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc,
+                                            w.sc.seed, &err);
+            int k = 0;
+            /* mode 0: the first fabric link above a ToR fails at 100 us;
+             * mode 1: the marking threshold flips every 20 us */
+            if (!s || (mode == 0 && tl_pktsim_fail_link(s, 200, 100 * 1000000LL, &err)) ||
+                (mode == 1 && tl_pktsim_set_control(s, 20 * 1000000LL, knob_flip, &k, &err)) ||
+                tl_pktsim_run(s, 0, NULL, &err)) {
+                fprintf(stderr, "bench_pktsim: %s\n", err.msg);
+                return 1;
+            }
+            char name[64];
+            snprintf(name, sizeof name, "%s-%s", ccs[c], mode ? "knobs" : "linkfail");
+            print_run(name, s, w.flows.n);
+            tl_pktsim_destroy(s);
+        }
+        tl_world_fini(&w);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     tl_alloc_tune(); /* as the CLI does */
     const char *which = argc > 1 ? argv[1] : "perm";
+    if (strcmp(which, "fingerprint") == 0)
+        return fingerprint();
     if (strcmp(which, "compare") == 0) {
         static const char *const ccs[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc"};
         unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
