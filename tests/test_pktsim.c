@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pktsim/ecn.h"
+#include "pktsim/qpolicy/ecn.h"
 #include "tailor/pktsim.h"
 #include "tailor/spec.h"
 #include "tailor/world.h"

@@ -1,7 +1,7 @@
 /* The congestion-control plug-in interface of pktsim (STYLE.md "Plug points").
  * A CC owns a flow's window and pacing rate and sees only tl_cc_io, never the
  * transport's internals; the transport holds no CC logic. One implementation
- * per file exports one const table, registered by name in cc_registry.c. */
+ * per file exports one const table, registered by name in cc/registry.c. */
 #ifndef TAILOR_PKTSIM_CC_H
 #define TAILOR_PKTSIM_CC_H
 

@@ -19,7 +19,7 @@
  * additive increase otherwise (Rt += ai_rate); then Rc <- (Rt + Rc)/2. */
 #include <math.h>
 
-#include "cc.h"
+#include "../cc.h"
 
 typedef struct dcqcn {
     double rc_bps, rt_bps, alpha;

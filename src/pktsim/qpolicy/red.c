@@ -3,7 +3,7 @@
  * judged at dequeue (ns-3 HPCC, Minim) or at enqueue. Thresholds are set per
  * Gb/s of the port's rate, as parsimon-eval does. */
 #include "ecn.h"
-#include "qpolicy.h"
+#include "../qpolicy.h"
 
 typedef struct red {
     uint64_t kmin_bytes, kmax_bytes;

@@ -1,7 +1,7 @@
 /* The list of congestion controls pktsim knows, by name. */
 #include <string.h>
 
-#include "cc.h"
+#include "../cc.h"
 #include "tailor/pktsim.h"
 
 static const tl_cc_ops *const ccs[] = {&tl_cc_dctcp, &tl_cc_dctcp_rate, &tl_cc_dcqcn, &tl_cc_timely,

@@ -6,7 +6,7 @@
  * starts a recovery that lasts until snd_una passes the current snd_nxt; each
  * batch that ends outside recovery adds ai to the rate, up to line rate. The
  * window is fixed_window x rate / line rate (the HPCC code's VAR_WIN). */
-#include "cc.h"
+#include "../cc.h"
 
 typedef struct dctcp_rate {
     double alpha, g;

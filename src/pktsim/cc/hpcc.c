@@ -11,7 +11,7 @@
  * T, capped at line rate. W_AI = ai_bps x T. */
 #include <string.h>
 
-#include "cc.h"
+#include "../cc.h"
 
 typedef struct hpcc {
     double u, w_bytes, wc_bytes, t_s, w_ai_bytes, eta;

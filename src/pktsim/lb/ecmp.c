@@ -1,5 +1,5 @@
 /* Per-flow ECMP: every packet of a flow takes the flow's hashed path. */
-#include "lb.h"
+#include "../lb.h"
 
 static uint64_t entropy(void *st, uint64_t seq, tl_rng *r) { return 0; }
 

@@ -7,7 +7,7 @@
  *   gradient <= 0: rate += n delta (n = hai_n after hai_n such updates in a row, else 1)
  *   otherwise:     rate *= 1 - beta x gradient
  * The rate stays within [delta, line rate]; there is no window. */
-#include "cc.h"
+#include "../cc.h"
 
 typedef struct timely {
     double rate_bps, prev_rtt_ps, rtt_diff_ps;

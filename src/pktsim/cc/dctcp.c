@@ -4,7 +4,7 @@
  * Growth is TCP's: slow start below ssthresh, then one MSS per window. */
 #include <math.h>
 
-#include "cc.h"
+#include "../cc.h"
 
 typedef struct dctcp {
     double alpha, g;
