@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "m3/m3_int.h"
+#include "tailor/fanout.h"
 #include "tailor/fileio.h"
 #include "tailor/m3.h"
 
@@ -232,6 +233,19 @@ int m3_samples_sync(FILE *f, const char *path, int rc, tl_err *err)
     return rc;
 }
 
+/* One block's samples as fan-out jobs: job k makes sample at + k. */
+typedef struct record_job {
+    uint64_t seed, at;
+    const m3_synth_opts *o;
+    m3_record *recs; /* (block) */
+} record_job;
+
+static int make_record_job(void *ctx, size_t k, void *local, tl_err *err)
+{
+    const record_job *c = ctx;
+    return m3_record_make(c->seed, c->at + k, c->o, &c->recs[k], err);
+}
+
 int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_synth_opts *o,
                 int n_threads, tl_progress *prog, uint64_t *n_new, tl_err *err)
 {
@@ -245,22 +259,16 @@ int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_syn
     int rc, nt = n_threads > 0 ? n_threads : omp_get_max_threads();
     uint32_t block = (uint32_t)(4 * nt);
     m3_record *recs = calloc(block, sizeof *recs);
-    int *rcs = calloc(block, sizeof *rcs);
-    tl_err *errs = calloc(block, sizeof *errs);
-    rc = !recs || !rcs || !errs ? tl_err_nomem(err) : 0;
+    rc = !recs ? tl_err_nomem(err) : 0;
+    record_job job = {seed, 0, o, recs};
     for (uint64_t at = (uint64_t)have; at < n_samples && !rc; at += block) {
         uint32_t nb = (uint32_t)(n_samples - at < block ? n_samples - at : block);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-        for (uint32_t k = 0; k < nb; k++)
-            rcs[k] = m3_record_make(seed, at + k, o, &recs[k], &errs[k]);
-        for (uint32_t k = 0; k < nb && !rc; k++) {
-            if ((rc = rcs[k])) {
-                if (err)
-                    *err = errs[k];
-                break;
-            }
+        job.at = at;
+        tl_fanout fo = {.n_jobs = nb, .n_threads = nt, .run = make_record_job, .ctx = &job};
+        size_t failed;
+        rc = tl_fanout_run(&fo, &failed, err);
+        for (uint32_t k = 0; k < failed; k++)
             m3_record_write(f, &recs[k]);
-        }
         rc = m3_samples_sync(f, path, rc, err);
         if (!rc)
             *n_new += nb;
@@ -268,7 +276,7 @@ int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_syn
     }
     if (fclose(f) != 0 && !rc)
         rc = tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
-    free(recs), free(rcs), free(errs);
+    free(recs);
     return rc;
 }
 
