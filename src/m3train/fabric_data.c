@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-#include "m3/m3_int.h"
+#include "m3train/m3train_int.h"
 #include "tailor/fanout.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"

@@ -11,10 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "m3/m3_int.h"
+#include "m3train/m3train_int.h"
 #include "tailor/fanout.h"
 #include "tailor/fileio.h"
-#include "tailor/m3.h"
 
 /* The first line pins everything the samples depend on. */
 static void header_line(char *buf, size_t n, uint64_t seed, const m3_synth_opts *o)
@@ -49,14 +48,6 @@ int m3_record_make(uint64_t seed, uint64_t index, const m3_synth_opts *o, m3_rec
     return rc;
 }
 
-void m3_put_num(FILE *f, double x)
-{
-    if (isnan(x))
-        fputs(",nan", f);
-    else
-        fprintf(f, ",%.9g", x);
-}
-
 void m3_record_write(FILE *f, const m3_record *r)
 {
     fprintf(f, "%llu,%d,%s,%s", (unsigned long long)r->index, r->hops, r->cc, r->size_kind);
@@ -74,44 +65,6 @@ void m3_record_write(FILE *f, const m3_record *r)
             m3_put_num(f, r->truth[b][q]);
     }
     fputc('\n', f);
-}
-
-static char *next_field(m3_fields *fs)
-{
-    if (!fs->p)
-        return NULL;
-    char *start = fs->p, *comma = strchr(start, ',');
-    fs->col++;
-    if (comma) {
-        *comma = '\0';
-        fs->p = comma + 1;
-    } else {
-        fs->p = NULL;
-    }
-    return start;
-}
-
-int m3_field_num(m3_fields *fs, double *out, tl_err *err)
-{
-    char *s = next_field(fs), *end;
-    if (!s)
-        return tl_err_at(err, TL_EPARSE, fs->file, fs->line, 0, NULL,
-                         "expected %d+ fields, found %d", fs->col + 1, fs->col - 1);
-    *out = strtod(s, &end);
-    if (end == s || *end)
-        return tl_err_at(err, TL_EPARSE, fs->file, fs->line, 0, NULL,
-                         "field %d: expected a number, found '%s'", fs->col, s);
-    return 0;
-}
-
-int m3_field_str(m3_fields *fs, char *out, size_t n, tl_err *err)
-{
-    char *s = next_field(fs);
-    if (!s)
-        return tl_err_at(err, TL_EPARSE, fs->file, fs->line, 0, NULL,
-                         "expected %d+ fields, found %d", fs->col + 1, fs->col - 1);
-    snprintf(out, n, "%s", s);
-    return 0;
 }
 
 int m3_record_parse(char *line, const char *file, int lineno, m3_record *r, tl_err *err)
@@ -154,82 +107,6 @@ int m3_record_parse(char *line, const char *file, int lineno, m3_record *r, tl_e
     if (!rc && fs.p)
         rc = tl_err_at(err, TL_EPARSE, file, lineno, 0, NULL,
                        "more fields than a schema-%d sample has (%d)", M3_FEATURE_SCHEMA, fs.col);
-    return rc;
-}
-
-int m3_resume(const char *path, const char *header, long block, long *count, tl_err *err)
-{
-    size_t len = 0;
-    *count = 0;
-    char *text = tl_read_file(path, &len, NULL);
-    if (!text)
-        return 0; /* a new file */
-    long n = -1;
-    size_t hl = strlen(header);
-    /* a run stopped before its header reached the disk left the file empty
-     * or with part of this run's header: nothing was made yet */
-    if (len <= hl && !strncmp(text, header, len)) {
-        free(text);
-        if (len > 0 && truncate(path, 0) != 0)
-            return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot drop a torn header: %s",
-                             strerror(errno));
-        return 0;
-    }
-    if (len < hl + 1 || strncmp(text, header, hl) || text[hl] != '\n') {
-        char *nl = strchr(text, '\n');
-        if (nl)
-            *nl = '\0';
-        tl_err_at(err, TL_EINVAL, path, 1, 1, NULL,
-                  "these samples were made with other settings (\"%.200s\"; this run: \"%s\"): "
-                  "use another folder or the same settings",
-                  text, header);
-        free(text);
-        return TL_EINVAL;
-    }
-    size_t keep = hl + 1;
-    long lines = 0;
-    for (size_t i = hl + 1; i < len; i++)
-        if (text[i] == '\n' && ++lines % block == 0)
-            n += block, keep = i + 1;
-    free(text);
-    if (keep < len && truncate(path, (off_t)keep) != 0)
-        return tl_err_at(err, TL_EIO, path, 0, 0, NULL, "cannot drop a torn last line: %s",
-                         strerror(errno));
-    *count = n + 1;
-    return 0;
-}
-
-FILE *m3_samples_open(const char *dir, const char *name, const char *header, long block,
-                      char *path, size_t path_n, long *have, tl_err *err)
-{
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        tl_err_at(err, TL_EIO, dir, 0, 0, NULL, "cannot create the folder: %s", strerror(errno));
-        return NULL;
-    }
-    snprintf(path, path_n, "%s/%s", dir, name);
-    if (m3_resume(path, header, block, have, err))
-        return NULL;
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        tl_err_at(err, tl_io_code(errno), path, 0, 0, NULL, "cannot open for appending: %s",
-                  strerror(errno));
-        return NULL;
-    }
-    if (ftell(f) == 0 && (fprintf(f, "%s\n", header) < 0 || fflush(f) != 0)) {
-        tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
-        fclose(f);
-        return NULL;
-    }
-    return f;
-}
-
-int m3_samples_sync(FILE *f, const char *path, int rc, tl_err *err)
-{
-    /* a block is on disk before the next starts: an interruption loses at
-     * most one block */
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-        rc = rc ? rc : tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s",
-                                 strerror(errno));
     return rc;
 }
 
@@ -278,28 +155,4 @@ int m3_gen_data(const char *dir, uint64_t seed, uint64_t n_samples, const m3_syn
         rc = tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
     free(recs);
     return rc;
-}
-
-void tl_m3_gen_opts_default(tl_m3_gen_opts *o)
-{
-    m3_synth_opts so;
-    m3_synth_opts_default(&so);
-    *o = (tl_m3_gen_opts){.n_samples = 4000, .seed = 1, .fg_flows = so.fg_flows,
-                          .max_flows = so.max_flows};
-}
-
-int tl_m3_gen_data(const char *dir, const tl_m3_gen_opts *o, tl_progress *prog,
-                   uint64_t *n_new, tl_err *err)
-{
-    m3_synth_opts so = {o->fg_flows,   o->max_flows, o->only_cc, o->is_fabric == 2,
-                        o->is_mixture, o->is_local,  o->is_skew, o->is_long, o->pfc};
-    if (o->is_fabric) {
-        uint64_t per = so.is_net_truth ? M3_FABRIC_PATHS_NET : M3_FABRIC_PATHS;
-        return m3_fabric_gen(dir, o->seed, (o->n_samples + per - 1) / per, &so, o->truth_from,
-                             o->n_threads, prog, n_new, err);
-    }
-    if (o->truth_from)
-        return tl_err_set(err, TL_EINVAL, "--truth-from takes fabric folders (--kind fabric or "
-                          "fabric-net) only");
-    return m3_gen_data(dir, o->seed, o->n_samples, &so, o->n_threads, prog, n_new, err);
 }
