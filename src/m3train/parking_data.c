@@ -4,12 +4,9 @@
  * so an interrupted run continues where it stopped and the file is the same
  * whatever the thread count or the interruptions. */
 #include <errno.h>
-#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "m3train/m3train_int.h"
 #include "tailor/fanout.h"

@@ -6,12 +6,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "m3train/m3train_int.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
-#include "tailor/time.h"
 
 /* Samples are independent random draws, so every tenth one is a random 10%. */
 static int is_valid_sample(uint64_t index) { return index % 10 == 9; }
