@@ -75,6 +75,7 @@
 
 #include "m3/m3_int.h"
 #include "m3/model.h"
+#include "m3train/m3train_int.h"
 #include "tailor/compare.h"
 #include "tailor/fileio.h"
 #include "tailor/flowsim.h"

@@ -1,10 +1,12 @@
 /* Core: event heap order and ties, pool reuse, rng streams, quantiles, units,
- * error formatting. */
+ * error formatting, fan-out of jobs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tailor/err.h"
+#include "tailor/fanout.h"
 #include "tailor/heap.h"
 #include "tailor/pool.h"
 #include "tailor/quantile.h"
@@ -266,6 +268,126 @@ static void err_format_names_location(void **state)
     assert_null(tl_suggest("zzzzzzzz", (const char *[]){"classes", "flows"}, 2));
 }
 
+/* ---- fan-out ---- */
+
+typedef struct fan_case {
+    const char *name;
+    size_t n_jobs;
+    size_t fail[3]; /* failing jobs (SIZE_MAX: none); the first is slow */
+    size_t want_failed;
+} fan_case;
+
+typedef struct fan_local {
+    size_t n_run; /* jobs this worker ran */
+    int *buf;     /* scratch a job allocates and the next reuses */
+} fan_local;
+
+typedef struct fan_ctx {
+    const fan_case *c;
+    int *runs;        /* (n_jobs) */
+    size_t n_locals;  /* workers finished (local_fini calls) */
+    size_t n_fini_run; /* jobs counted by the finished workers */
+    int is_dirty;     /* a worker's context was not zeroed */
+    double last_done, last_total;
+} fan_ctx;
+
+static int fan_job(void *ctx, size_t j, void *local, tl_err *err)
+{
+    fan_ctx *x = ctx;
+    fan_local *l = local;
+    if (!l->buf) {
+        if (l->n_run)
+            x->is_dirty = 1;
+        l->buf = malloc(sizeof *l->buf);
+        if (!l->buf)
+            return tl_err_nomem(err);
+    }
+    l->n_run++;
+#pragma omp atomic
+    x->runs[j]++;
+    for (int k = 0; k < 3; k++)
+        if (x->c->fail[k] == j) {
+            if (k == 0) /* let the higher failures finish first */
+                usleep(20000);
+            return tl_err_set(err, k == 0 ? TL_ERANGE : TL_EINVAL, "job %zu failed", j);
+        }
+    return 0;
+}
+
+static void fan_fini(void *ctx, void *local)
+{
+    fan_ctx *x = ctx;
+    fan_local *l = local;
+    x->n_locals++;
+    x->n_fini_run += l->n_run;
+    free(l->buf);
+}
+
+static void fan_progress(void *ctx, const tl_progress_info *info)
+{
+    fan_ctx *x = ctx;
+    x->last_done = info->done, x->last_total = info->total;
+}
+
+/* Whatever the thread count: the lowest failing job's error wins, every job
+ * below it runs exactly once, none runs twice, and with no failure every job
+ * runs once; each worker's context starts zeroed and is finished once. */
+static void fanout_lowest_error_wins(void **state)
+{
+    static const fan_case cases[] = {
+        {"none", 100, {SIZE_MAX, SIZE_MAX, SIZE_MAX}, 100},
+        {"empty", 0, {SIZE_MAX, SIZE_MAX, SIZE_MAX}, 0},
+        {"one-fails", 1, {0, SIZE_MAX, SIZE_MAX}, 0},
+        {"last-fails", 64, {63, SIZE_MAX, SIZE_MAX}, 63},
+        {"three-fail", 200, {37, 38, 150}, 37},
+        {"low-slow-high-fast", 200, {5, 6, 7}, 5},
+    };
+    static const int threads[] = {1, 2, 3, 8};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+            const fan_case *c = &cases[i];
+            fan_ctx x = {c, calloc(c->n_jobs + 1, sizeof(int)), 0, 0, 0, -1, -1};
+            assert_non_null(x.runs);
+            double *work = malloc((c->n_jobs + 1) * sizeof *work);
+            assert_non_null(work);
+            for (size_t j = 0; j < c->n_jobs; j++)
+                work[j] = (double)(j % 3 + 1);
+            tl_progress prog = {fan_progress, &x};
+            tl_fanout fo = {.n_jobs = c->n_jobs, .n_threads = threads[t], .run = fan_job,
+                            .ctx = &x, .local_bytes = sizeof(fan_local), .local_fini = fan_fini,
+                            .prog = &prog, .phase = "test", .unit = "jobs", .work = work};
+            tl_err err;
+            tl_err_clear(&err);
+            size_t failed = 12345;
+            int rc = tl_fanout_run(&fo, &failed, &err);
+            int is_fail = c->want_failed < c->n_jobs;
+            char want[64];
+            snprintf(want, sizeof want, "job %zu failed", c->want_failed);
+            size_t n_run = 0;
+            int is_ok = failed == c->want_failed && !x.is_dirty &&
+                        rc == (is_fail ? TL_ERANGE : 0) &&
+                        (!is_fail || strcmp(err.msg, want) == 0);
+            for (size_t j = 0; j < c->n_jobs; j++) {
+                n_run += (size_t)x.runs[j];
+                if (x.runs[j] > 1 || (j <= c->want_failed && x.runs[j] != 1))
+                    is_ok = 0;
+            }
+            is_ok = is_ok && x.n_fini_run == n_run && (c->n_jobs == 0 || x.n_locals >= 1) &&
+                    x.n_locals <= (size_t)threads[t];
+            /* the calling thread reports, if it ran a job at all (timing) */
+            if (x.last_total >= 0) {
+                double total = 0;
+                for (size_t j = 0; j < c->n_jobs; j++)
+                    total += work[j];
+                is_ok = is_ok && x.last_total == total && x.last_done <= total;
+            }
+            if (!is_ok)
+                fail_msg("fanout %s threads=%d: rc %d failed %zu msg '%s' ran %zu", c->name,
+                         threads[t], rc, failed, err.msg, n_run);
+            free(x.runs), free(work);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +400,7 @@ int main(void)
         cmocka_unit_test(tx_time_is_exact), cmocka_unit_test(radix_sort_matches_qsort),
         cmocka_unit_test(quantiles_radix_and_qsort_agree),
         cmocka_unit_test(err_format_names_location),
+        cmocka_unit_test(fanout_lowest_error_wins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 
 #include "m3/m3_int.h"
 #include "m3/model.h"
+#include "m3train/m3train_int.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
 #include "tailor/m3.h"

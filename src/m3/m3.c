@@ -10,6 +10,7 @@
 
 #include "m3/m3_int.h"
 #include "m3/model.h"
+#include "tailor/fanout.h"
 #include "tailor/fileio.h"
 #include "tailor/m3.h"
 #include "tailor/rng.h"
@@ -186,57 +187,40 @@ static int n_threads_of(const tl_m3 *s)
     return s->o.n_threads > 0 ? s->o.n_threads : omp_get_max_threads();
 }
 
+/* Path k's workload (when new), features and, with is_path_pktsim, truth. */
+typedef struct featurize_ctx {
+    tl_m3 *s;
+    int is_new_workloads;
+} featurize_ctx;
+
+static int featurize_path(void *ctx, size_t job_idx, void *local, tl_err *err)
+{
+    const featurize_ctx *c = ctx;
+    tl_m3 *s = c->s;
+    uint32_t k = (uint32_t)job_idx;
+    int rc = 0;
+    if (c->is_new_workloads)
+        rc = m3_paths_workload(&s->g, s->t, s->sel[k], &s->wl[k], err);
+    rc = rc ? rc : m3_features_keep(&s->wl[k], s->p, s->cc, &s->feat[k],
+                                    s->keep ? &s->keep[k] : NULL, err);
+    if (!rc && s->truth) {
+        uint32_t n_out[M3_N_OUT];
+        rc = m3_path_pktsim(&s->wl[k], s->p, s->cc, tl_mix64(s->seed ^ s->sel[k]), s->truth[k],
+                            n_out, NULL, err);
+    }
+    if (!s->o.is_keep_workloads) /* 2M flows: 500 x 145k flows otherwise */
+        m3_pathwl_release(&s->wl[k]);
+    return rc;
+}
+
 /* Workloads and features of every drawn path, in parallel; results land in
  * per-path slots, so they do not depend on the thread count. */
 static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *err)
 {
-    uint32_t n = s->n_sel;
-    int *rcs = calloc((size_t)n + 1, sizeof *rcs);
-    tl_err *errs = calloc((size_t)n + 1, sizeof *errs);
-    if (!rcs || !errs) {
-        free(rcs), free(errs);
-        return tl_err_nomem(err);
-    }
-    int nt = n_threads_of(s), failed = 0;
-    uint32_t n_done = 0;
-#pragma omp parallel num_threads(nt)
-    {
-#pragma omp for schedule(dynamic, 1)
-        for (uint32_t k = 0; k < n; k++) {
-            int stop;
-#pragma omp atomic read
-            stop = failed;
-            if (stop)
-                continue;
-            int rc = 0;
-            if (is_new_workloads)
-                rc = m3_paths_workload(&s->g, s->t, s->sel[k], &s->wl[k], &errs[k]);
-            rc = rc ? rc : m3_features_keep(&s->wl[k], s->p, s->cc, &s->feat[k],
-                                            s->keep ? &s->keep[k] : NULL, &errs[k]);
-            if (!rc && s->truth) {
-                uint32_t n_out[M3_N_OUT];
-                rc = m3_path_pktsim(&s->wl[k], s->p, s->cc, tl_mix64(s->seed ^ s->sel[k]),
-                                    s->truth[k], n_out, NULL, &errs[k]);
-            }
-            if (!s->o.is_keep_workloads) /* 2M flows: 500 x 145k flows otherwise */
-                m3_pathwl_release(&s->wl[k]);
-            if ((rcs[k] = rc)) {
-#pragma omp atomic write
-                failed = 1;
-            }
-            uint32_t done;
-#pragma omp atomic capture
-            done = ++n_done;
-            if (prog && omp_get_thread_num() == 0)
-                tl_progress_report(prog, "m3 paths", done, n, "paths");
-        }
-    }
-    int rc = 0;
-    for (uint32_t k = 0; k < n && !rc; k++)
-        if ((rc = rcs[k]) && err)
-            *err = errs[k];
-    free(rcs), free(errs);
-    return rc;
+    featurize_ctx c = {s, is_new_workloads};
+    tl_fanout fo = {.n_jobs = s->n_sel, .n_threads = n_threads_of(s), .run = featurize_path,
+                    .ctx = &c, .prog = prog, .phase = "m3 paths", .unit = "paths"};
+    return tl_fanout_run(&fo, NULL, err);
 }
 
 /* Corrected quantiles: the reference times exp(model), made non-decreasing

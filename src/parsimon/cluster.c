@@ -24,11 +24,11 @@
  * first (the busiest, whose delays the others would then all overstate):
  * tailor's choice, docs/parsimon.md. */
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parsimon/parsimon_int.h"
+#include "tailor/fanout.h"
 #include "tailor/quantile.h"
 
 #define N_PCT 100
@@ -80,6 +80,55 @@ static void percentiles(uint64_t *v, uint64_t *tmp, uint32_t n, double *out)
         out[i] = (double)v[(uint32_t)((i + 0.5) / N_PCT * n)];
 }
 
+/* A worker's sort buffers, each max_n + 1 keys, allocated by its first job. */
+typedef struct pct_scratch {
+    uint64_t *sz, *ia, *tmp;
+} pct_scratch;
+
+typedef struct pct_ctx {
+    const ps_env *env;
+    feat *fs;
+    uint32_t max_n; /* the most flows on one link */
+} pct_ctx;
+
+static void pct_scratch_fini(void *ctx, void *local)
+{
+    pct_scratch *b = local;
+    free(b->sz), free(b->ia), free(b->tmp);
+}
+
+/* Feature j's size and inter-arrival percentiles. */
+static int link_percentiles(void *ctx, size_t j, void *local, tl_err *err)
+{
+    const pct_ctx *c = ctx;
+    const ps_decomp *d = c->env->d;
+    pct_scratch *b = local;
+    feat *x = &c->fs[j];
+    if (!x->has)
+        return 0;
+    if (!b->sz) {
+        size_t n_keys = (size_t)c->max_n + 1;
+        b->sz = malloc(n_keys * sizeof *b->sz);
+        b->ia = malloc(n_keys * sizeof *b->ia);
+        b->tmp = malloc(n_keys * sizeof *b->tmp);
+        if (!b->sz || !b->ia || !b->tmp) {
+            pct_scratch_fini(ctx, b);
+            memset(b, 0, sizeof *b);
+            return tl_err_nomem(err);
+        }
+    }
+    uint32_t a = d->chan_off[x->chan], n = d->chan_off[x->chan + 1] - a;
+    const uint32_t *fl = d->chan_flows + a;
+    const tl_flow *v = c->env->f->v;
+    for (uint32_t i = 0; i < n; i++)
+        b->sz[i] = v[fl[i]].size_bytes;
+    for (uint32_t i = 1; i < n; i++) /* flows are in start order: gaps >= 0 */
+        b->ia[i - 1] = (uint64_t)(v[fl[i]].start_ps - v[fl[i - 1]].start_ps);
+    percentiles(b->sz, b->tmp, n, x->size);
+    percentiles(b->ia, b->tmp, n - 1, x->iat);
+    return 0;
+}
+
 int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t *rep,
                tl_err *err)
 {
@@ -124,36 +173,14 @@ int ps_cluster(const ps_env *env, int is_cluster, const uint8_t *pass, uint32_t 
     }
     /* The percentiles sort every link's sizes and gaps (12M values at 2M
      * flows): in parallel, each link's into its own feature. */
-    int n_threads = env->o->n_threads > 0 ? env->o->n_threads : omp_get_max_threads();
-    int is_nomem = 0;
-#pragma omp parallel num_threads(n_threads)
-    {
-        uint64_t *sz = malloc(((size_t)max_n + 1) * sizeof *sz);
-        uint64_t *ia = malloc(((size_t)max_n + 1) * sizeof *ia);
-        uint64_t *tmp = malloc(((size_t)max_n + 1) * sizeof *tmp);
-        if (!sz || !ia || !tmp) {
-#pragma omp atomic write
-            is_nomem = 1;
-        }
-#pragma omp for schedule(dynamic, 4)
-        for (uint32_t j = 0; j < n_busy; j++) {
-            feat *x = &fs[j];
-            if (!x->has || !sz || !ia || !tmp)
-                continue;
-            uint32_t a = d->chan_off[x->chan], n = d->chan_off[x->chan + 1] - a;
-            const uint32_t *fl = d->chan_flows + a;
-            for (uint32_t i = 0; i < n; i++)
-                sz[i] = env->f->v[fl[i]].size_bytes;
-            for (uint32_t i = 1; i < n; i++) /* flows are in start order: gaps >= 0 */
-                ia[i - 1] = (uint64_t)(env->f->v[fl[i]].start_ps - env->f->v[fl[i - 1]].start_ps);
-            percentiles(sz, tmp, n, x->size);
-            percentiles(ia, tmp, n - 1, x->iat);
-        }
-        free(sz), free(ia), free(tmp);
-    }
-    if (is_nomem) {
+    pct_ctx ctx = {env, fs, max_n};
+    tl_fanout fo = {.n_jobs = n_busy, .n_threads = env->o->n_threads, .run = link_percentiles,
+                    .ctx = &ctx, .local_bytes = sizeof(pct_scratch),
+                    .local_fini = pct_scratch_fini};
+    int rc = tl_fanout_run(&fo, NULL, err);
+    if (rc) {
         free(fs), free(store), free(taken), free(mem);
-        return tl_err_nomem(err);
+        return rc;
     }
     qsort(fs, n_busy, sizeof *fs, cmp_feat);
     double top = n_busy ? fs[0].load : 0; /* the busiest link's load */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "parsimon/parsimon_int.h"
+#include "tailor/fanout.h"
 #include "tailor/time.h"
 
 struct tl_parsimon {
@@ -116,17 +117,30 @@ static int cmp_job(const void *a, const void *b)
     return (x->chan > y->chan) - (x->chan < y->chan);
 }
 
+typedef struct sim_ctx {
+    tl_parsimon *s;
+    const ps_env *env;
+    const job *jobs;
+    ps_link_out *outs; /* (n_jobs) */
+} sim_ctx;
+
+static int simulate_link(void *ctx, size_t j, void *local, tl_err *err)
+{
+    const sim_ctx *c = ctx;
+    uint32_t chan = c->jobs[j].chan;
+    return ps_linksim(c->env, chan, &c->s->edist[chan], &c->outs[j], err);
+}
+
 /* Simulates every representative; returns 0 or the first error (by job
  * order, so the message does not depend on the thread count). */
 static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err *err)
 {
     uint32_t nc = s->d.n_chans, nj = 0;
     job *jobs = malloc(((size_t)nc + 1) * sizeof *jobs);
+    double *cost = malloc(((size_t)nc + 1) * sizeof *cost);
     ps_link_out *outs = calloc((size_t)nc + 1, sizeof *outs);
-    int *rcs = calloc((size_t)nc + 1, sizeof *rcs);
-    tl_err *errs = calloc((size_t)nc + 1, sizeof *errs);
-    if (!jobs || !outs || !rcs || !errs) {
-        free(jobs), free(outs), free(rcs), free(errs);
+    if (!jobs || !cost || !outs) {
+        free(jobs), free(cost), free(outs);
         return tl_err_nomem(err);
     }
     for (uint32_t c = 0; c < nc; c++)
@@ -137,40 +151,16 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
             jobs[nj++] = (job){c, (double)s->d.pkts[c] * (middle ? 3 : 2)};
         }
     qsort(jobs, nj, sizeof *jobs, cmp_job);
+    for (uint32_t j = 0; j < nj; j++)
+        cost[j] = jobs[j].cost;
     /* Progress counts estimated packet-hops, not links: the largest links
      * run first, so a count of links would promise a run ten times longer
      * than it is (371 s said for a 33 s run). */
-    double work_total = 0, work_done = 0;
-    for (uint32_t j = 0; j < nj; j++)
-        work_total += jobs[j].cost;
-    int n_threads = s->o.n_threads > 0 ? s->o.n_threads : omp_get_max_threads();
-    int failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n_threads)
-    for (uint32_t j = 0; j < nj; j++) {
-        int stop;
-#pragma omp atomic read
-        stop = failed;
-        if (stop)
-            continue;
-        uint32_t c = jobs[j].chan;
-        rcs[j] = ps_linksim(env, c, &s->edist[c], &outs[j], &errs[j]);
-        if (rcs[j]) {
-#pragma omp atomic write
-            failed = 1;
-        }
-        double done;
-#pragma omp atomic capture
-        done = work_done += jobs[j].cost;
-        if (prog && omp_get_thread_num() == 0)
-            tl_progress_report(prog, "link simulations", done, work_total, "pkt-hops");
-    }
-    int rc = 0;
-    for (uint32_t j = 0; j < nj && !rc; j++)
-        if (rcs[j]) {
-            rc = rcs[j];
-            if (err)
-                *err = errs[j];
-        }
+    sim_ctx ctx = {s, env, jobs, outs};
+    tl_fanout fo = {.n_jobs = nj, .n_threads = s->o.n_threads, .run = simulate_link,
+                    .ctx = &ctx, .prog = prog, .phase = "link simulations",
+                    .unit = "pkt-hops", .work = cost};
+    int rc = tl_fanout_run(&fo, NULL, err);
     for (uint32_t j = 0; j < nj; j++) {
         s->st.n_case[outs[j].kind]++;
         s->st.n_link_hops += outs[j].n_link_hops;
@@ -183,7 +173,7 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
         s->st.n_samples += e->n_buckets ? e->off[e->n_buckets] : 0;
     }
     s->st.n_simulated = nj;
-    free(jobs), free(outs), free(rcs), free(errs);
+    free(jobs), free(cost), free(outs);
     return rc;
 }
 

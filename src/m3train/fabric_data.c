@@ -17,7 +17,8 @@
 #include <unistd.h>
 #include <errno.h>
 
-#include "m3/m3_int.h"
+#include "m3train/m3train_int.h"
+#include "tailor/fanout.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
 #include "tailor/pktsim.h"
@@ -600,6 +601,24 @@ uint32_t m3_fabric_per(const char *header)
     return p ? (uint32_t)strtoul(p + 8, NULL, 10) : 0;
 }
 
+/* One block's scenarios as fan-out jobs: job j makes scenario at + j. */
+typedef struct scen_job {
+    const char *dir;
+    uint64_t seed, at;
+    const m3_synth_opts *o;
+    const truth_src *reuse;
+    m3_fpath *recs; /* (block, per) */
+    uint32_t per;
+    uint32_t *made; /* (block) */
+} scen_job;
+
+static int make_scenario_job(void *ctx, size_t j, void *local, tl_err *err)
+{
+    const scen_job *c = ctx;
+    return make_scenario(c->dir, c->seed, c->at + j, c->o, c->reuse, c->recs + j * c->per,
+                         &c->made[j], err);
+}
+
 int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synth_opts *o,
                   const char *truth_from, int n_threads, tl_progress *prog, uint64_t *n_new,
                   tl_err *err)
@@ -640,19 +659,22 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     uint32_t block = (uint32_t)(2 * nt);
     m3_fpath *recs = calloc((size_t)block * per, sizeof *recs);
     uint32_t *made = calloc(block, sizeof *made);
-    int *rcs = calloc(block, sizeof *rcs);
-    tl_err *errs = calloc(block, sizeof *errs);
-    rc = !recs || !made || !rcs || !errs ? tl_err_nomem(err) : 0;
+    rc = !recs || !made ? tl_err_nomem(err) : 0;
+    scen_job job = {dir, seed, 0, o, src, recs, per, made};
     for (uint64_t at = (uint64_t)have / per; at < n_scen && !rc; at += block) {
         uint32_t nb = (uint32_t)(n_scen - at < block ? n_scen - at : block);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-        for (uint32_t j = 0; j < nb; j++)
-            rcs[j] = make_scenario(dir, seed, at + j, o, src, recs + (size_t)j * per, &made[j],
-                                   &errs[j]);
+        memset(made, 0, block * sizeof *made); /* a skipped job makes nothing */
+        job.at = at;
+        tl_fanout fo = {.n_jobs = nb, .n_threads = nt, .run = make_scenario_job, .ctx = &job};
+        size_t failed;
+        tl_err job_err;
+        int job_rc = tl_fanout_run(&fo, &failed, &job_err);
         for (uint32_t j = 0; j < nb; j++) {
-            if (!rc && rcs[j] && err)
-                *err = errs[j];
-            rc = rc ? rc : rcs[j];
+            if (!rc && j == failed) {
+                if (err)
+                    *err = job_err;
+                rc = job_rc;
+            }
             /* a fabric with fewer paths than a block would break resuming */
             if (!rc && made[j] < per)
                 rc = tl_err_set(err, TL_EINVAL, "fabric scenario %llu has only %u paths",
@@ -671,7 +693,7 @@ int m3_fabric_gen(const char *dir, uint64_t seed, uint64_t n_scen, const m3_synt
     }
     if (fclose(f) != 0 && !rc)
         rc = tl_err_at(err, TL_EIO, path, 0, 0, NULL, "write failed: %s", strerror(errno));
-    free(recs), free(made), free(rcs), free(errs);
+    free(recs), free(made);
     if (src)
         truth_src_fini(src);
     return rc;

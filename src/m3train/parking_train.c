@@ -6,14 +6,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "m3/m3_int.h"
-#include "m3/model.h"
+#include "m3train/m3train_int.h"
 #include "tailor/fileio.h"
-#include "tailor/m3.h"
 #include "tailor/quantile.h"
-#include "tailor/time.h"
 
 /* Samples are independent random draws, so every tenth one is a random 10%. */
 static int is_valid_sample(uint64_t index) { return index % 10 == 9; }
@@ -153,38 +149,6 @@ static int report(FILE *log, const m3_model *m, const m3_record *v, size_t n, in
     return rc;
 }
 
-void m3_cc_add(char *list, size_t cap, const char *cc)
-{
-    size_t len = strlen(list);
-    if (!m3_cc_listed(list, cc))
-        snprintf(list + len, cap - len, "%s%s", len ? "," : "", cc);
-}
-
-int m3_fit_logged(FILE *log, const m3_dataset *tr, const m3_dataset *va, const m3_train_opts *o,
-                  m3_model **m, tl_err *err)
-{
-    fprintf(log, "xgboost: %u trees, depth %u, eta %g, subsample %g, colsample %g, "
-            "min_child_weight %g, seed %llu%s\n\n", o->n_trees, o->max_depth, o->eta,
-            o->subsample, o->colsample, o->min_child_weight, (unsigned long long)o->seed,
-            o->leaf_refit ? ", leaf refit (each tree's leaves minimize the pinball loss)" : "");
-    double t0 = tl_wall_s();
-    if (!(*m = m3_model_train(tr, va, o, log, err)))
-        return err && err->code ? err->code : TL_EINVAL;
-    fprintf(log, "training time %.1f s\n", tl_wall_s() - t0);
-    return 0;
-}
-
-int m3_log_finish(tl_afile *af, FILE *log, int rc, tl_err *err)
-{
-    if (!log)
-        return rc;
-    if (rc) {
-        tl_afile_abort(af);
-        return rc;
-    }
-    return tl_afile_commit(af, err);
-}
-
 int m3_train_dir(const char *dir, const char *model_path, const m3_train_opts *o, tl_err *err)
 {
     char path[4096], log_path[4200], header[512] = "";
@@ -237,33 +201,4 @@ int m3_train_dir(const char *dir, const char *model_path, const m3_train_opts *o
     m3_dataset_fini(&tr), m3_dataset_fini(&va);
     free(v);
     return rc;
-}
-
-void tl_m3_train_opts_default(tl_m3_train_opts *o)
-{
-    m3_train_opts d;
-    m3_train_opts_default(&d);
-    *o = (tl_m3_train_opts){d.n_trees,   d.max_depth, d.eta,        d.seed,
-                            d.n_threads, d.calib_min, d.calib_folds, d.leaf_refit};
-}
-
-int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
-                const tl_m3_train_opts *o, tl_err *err)
-{
-    m3_train_opts d;
-    m3_train_opts_default(&d);
-    d.n_trees = o->n_trees, d.max_depth = o->max_depth, d.eta = o->eta, d.seed = o->seed;
-    d.n_threads = o->n_threads, d.calib_min = o->calib_min, d.calib_folds = o->calib_folds;
-    d.leaf_refit = o->leaf_refit;
-    if (n_dirs < 1)
-        return tl_err_set(err, TL_EINVAL, "m3 train: no samples folder");
-    char fabric[4096];
-    snprintf(fabric, sizeof fabric, "%s/fabric.csv", dirs[0]);
-    if (access(fabric, F_OK) == 0)
-        return m3_train_fabric(dirs, n_dirs, model_path, &d, err);
-    if (n_dirs > 1)
-        return tl_err_at(err, TL_EINVAL, fabric, 0, 0, NULL,
-                         "expected fabric paths (several folders train together only on "
-                         "`tailor m3 gen-data --kind fabric` samples), found none");
-    return m3_train_dir(dirs[0], model_path, &d, err);
 }

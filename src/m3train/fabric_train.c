@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "m3/m3_int.h"
-#include "m3/model.h"
+#include "m3train/m3train_int.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
 #include "tailor/time.h"

@@ -1,0 +1,44 @@
+/* Fan-out of independent jobs (DESIGN.md "Deterministic"): jobs 0..n_jobs-1
+ * run on n_threads workers (OpenMP threads today; MPI ranks may join later),
+ * each worker with a context of its own; the error reported is the lowest
+ * failing job's, so it does not depend on the thread count. Parsimon's link
+ * simulations, m3's paths and m3's training data run through it. */
+#ifndef TAILOR_FANOUT_H
+#define TAILOR_FANOUT_H
+
+#include <stddef.h>
+
+#include "tailor/err.h"
+#include "tailor/progress.h"
+
+typedef struct tl_fanout {
+    size_t n_jobs;
+    int n_threads; /* workers; <= 0: all cores (omp_get_max_threads) */
+    /* Runs job job_idx: 0, or a negative TL_E* with err filled. A job writes
+     * only its own outputs and may not depend on which worker runs it, nor on
+     * the order jobs run in. local: the running worker's context
+     * (local_bytes, zeroed before its first job; NULL if local_bytes is 0),
+     * for scratch memory a job may allocate there and leave to the next. */
+    int (*run)(void *ctx, size_t job_idx, void *local, tl_err *err); /* required */
+    void *ctx; /* borrowed: passed to run and local_fini */
+    size_t local_bytes;
+    /* Optional: frees what jobs left in a worker's context; called once per
+     * worker, after the last job, on success and failure alike. */
+    void (*local_fini)(void *ctx, void *local);
+    /* Optional progress (reported by the calling thread's worker only, so
+     * prog's callback need not be thread-safe): phase and unit name it,
+     * work[job_idx] (NULL: 1 each) is a job's share of the total. */
+    tl_progress *prog;
+    const char *phase, *unit;
+    const double *work; /* (n_jobs) or NULL */
+} tl_fanout;
+
+/* Runs every job once, except that once a job has failed, jobs of higher
+ * index not yet started are skipped: every job below the lowest failing one
+ * runs, so the error returned (that job's code, its err) is the same
+ * whatever the thread count. *failed_idx (may be NULL): the lowest failing
+ * job, n_jobs if none failed. TL_ENOMEM, before any job runs, if the
+ * workers' contexts cannot be allocated. */
+int tl_fanout_run(const tl_fanout *fo, size_t *failed_idx, tl_err *err);
+
+#endif
