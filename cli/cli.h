@@ -6,10 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tailor/engine.h"
 #include "tailor/err.h"
-#include "tailor/m3.h"
 #include "tailor/progress.h"
 #include "tailor/spec.h"
+#include "tailor/world.h"
 
 /* Exit codes: 0 success; 1 the run failed; 2 bad input or usage (nothing written). */
 enum { EXIT_RUN = 1, EXIT_INPUT = 2 };
@@ -20,8 +21,7 @@ typedef struct cli_opts {
     const char *format;   /* --format */
     const char *flows;    /* --flows FILE (inspect an existing flow file) */
     const char *engine;   /* --engine */
-    double queue_trace_us; /* --queue-trace-us: sampling interval of queues.csv, 0 = none */
-    uint64_t queue_trace_max; /* --queue-trace-max: largest queues.csv in bytes */
+    tl_engine_opts eng;   /* --cluster, --paths, --queue-trace-us, ...: the engines' options */
     uint64_t flow_count;      /* --flow-count N: the scenario's workload cut to N flows (0: as is) */
     uint64_t max_memory;      /* --max-memory: refuse inputs estimated above it (0: the machine's) */
     int is_force;             /* --force (compare: runs of different flows) */
@@ -34,13 +34,6 @@ typedef struct cli_opts {
     int is_cuts;           /* --cuts */
     int is_quick;          /* --quick */
     int is_spread;         /* --spread-servers: same-equipment graphs spread the servers */
-    int is_cluster;        /* --cluster: parsimon clusters similar links */
-    int is_no_passthrough; /* --no-passthrough: parsimon simulates pass-through links too */
-    int is_no_residual;    /* --no-residual: parsimon's link simulations as the paper's */
-    uint32_t n_paths;      /* --paths N: m3's sampled paths (0 = scenario's) */
-    const char *model;     /* --model FILE: m3's model */
-    int is_no_model;       /* --no-model: m3 reports flowsim's own estimate */
-    int is_path_pktsim;    /* --path-pktsim: m3 runs pktsim on each drawn path */
     const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
     const char *sets[64]; /* --set name=value */
@@ -66,45 +59,33 @@ void cli_print_err(const char *cmd, const tl_err *err);
 tl_progress *cli_progress(const cli_opts *o, tl_progress *storage);
 void cli_progress_done(tl_progress *p);
 
-/* Everything a subcommand works on, built from the options. */
-typedef struct cli_world {
-    tl_scenario sc;
-    tl_topo *topo;
-    tl_routes *routes;
-    tl_flows flows;
-    int is_from_file; /* flows came from --flows, not from the scenario's classes */
-} cli_world;
+/* Everything a subcommand works on, built from the options: the scenario,
+ * its topology, routes and flows. */
+typedef tl_world cli_world;
 
 /* Loads the scenario, builds topology and routes, and generates the flows (or
- * loads --flows FILE: .csv as tailor CSV, anything else as ns-3 flow.txt). */
-/* Loads the scenario (the command line's engine options override its
- * engine keys), builds topology and routes, and generates or loads flows. */
+ * loads --flows FILE: .csv as tailor CSV, anything else as ns-3 flow.txt).
+ * The command line's engine options (o->eng) apply when an engine is created
+ * (tl_engine_create), not here. */
 int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err);
-/* m3's options from the scenario's engine keys. */
-void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo);
 /* Warns on stderr, as `who`, of each knob of p that m3's model does not
  * read (tl_m3_knob_is_read) and that differs from cc's defaults, the value
  * its training data had: the estimate is that of the default. */
 void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who);
-/* Prints on stdout the shipped accuracy figures of the model st names, when
- * data/models/accuracy.json lists its CRC-32, and warns on stderr, as `who`,
- * when they miss the goal; an unreadable file is a warning, not an error
- * (cli/m3_accuracy.c). */
-void cli_m3_note_accuracy(const tl_m3_stats *st, const char *who);
+/* Prints on stdout the shipped accuracy figures of the model file model_path
+ * (of CRC-32 model_crc, tl_engine_model), when data/models/accuracy.json
+ * lists it, and warns on stderr, as `who`, when they miss the goal; an
+ * unreadable file is a warning, not an error (cli/m3_accuracy.c). */
+void cli_m3_note_accuracy(const char *model_path, uint32_t model_crc, const char *who);
 void cli_world_fini(cli_world *w);
 
-/* --queue-trace-us / --queue-trace-max of a pktsim run (NULL: no trace). */
-typedef struct cli_trace {
-    double interval_us;
-    uint64_t max_bytes;
-} cli_trace;
-/* The default largest queue trace: past it a run asks for --queue-trace-max. */
-#define CLI_TRACE_MAX_DEFAULT (256ull << 20)
+/* Runs a registered engine (tailor/engine.h) and writes and reports its
+ * results (cli/cmd_run.c). */
 int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char *shown,
-                   const cli_trace *trace, tl_progress *prog, tl_err *err);
-/* TL_EINVAL unless engine is known and implements congestion control cc
- * (every engine's estimate is checked against pktsim, so a CC pktsim does not
- * implement has no engine). */
+                   const tl_engine_opts *eo, tl_progress *prog, tl_err *err);
+/* TL_EINVAL unless engine is registered (tl_engine_find) and implements
+ * congestion control cc (every engine's estimate is checked against pktsim,
+ * so a CC pktsim does not implement has no engine). */
 int cli_check_engine(const char *engine, const char *cc, tl_err *err);
 
 int cmd_compare(int argc, char **argv);

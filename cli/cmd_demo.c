@@ -13,7 +13,7 @@
 #include "tailor/pktsim.h"
 #include "tailor/rng.h"
 
-int inspect_print(const cli_world *w, int n_threads, tl_err *err);
+int inspect_print(const cli_world *w, int is_from_file, int n_threads, tl_err *err);
 int cmd_compare(int argc, char **argv);
 
 /* What determines a pktsim result: the scenario text, the seed, tailor's
@@ -61,7 +61,7 @@ int cmd_demo(int argc, char **argv)
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
     if (!rc)
-        rc = inspect_print(&w, o.n_threads, &err);
+        rc = inspect_print(&w, 0, o.n_threads, &err);
     snprintf(ref_dir, sizeof ref_dir, "out/cache/pktsim-%016llx",
              (unsigned long long)scenario_key(w.sc.seed));
     if (!rc) {

@@ -31,12 +31,12 @@ static void print_topology(const cli_world *w)
     }
 }
 
-static int print_workload(const cli_world *w, int n_threads, tl_err *err)
+static int print_workload(const cli_world *w, int is_from_file, int n_threads, tl_err *err)
 {
     tl_workload_summary s;
     double means[256] = {0};
     const double *cm = NULL;
-    if (!w->is_from_file && w->sc.workload.n_classes <= 256) {
+    if (!is_from_file && w->sc.workload.n_classes <= 256) {
         for (uint32_t c = 0; c < w->sc.workload.n_classes; c++)
             means[c] = tl_sizedist_mean(&w->sc.workload.classes[c].sizes);
         cm = means;
@@ -76,13 +76,14 @@ static int print_workload(const cli_world *w, int n_threads, tl_err *err)
     return 0;
 }
 
-/* Shared with `tailor demo`. */
-int inspect_print(const cli_world *w, int n_threads, tl_err *err)
+/* Shared with `tailor demo`. is_from_file: the flows came from --flows, not
+ * from the scenario's classes (whose mean sizes then say nothing). */
+int inspect_print(const cli_world *w, int is_from_file, int n_threads, tl_err *err)
 {
     printf("scenario: %s (%s), seed %llu, cc %s\n", w->sc.name, w->sc.source,
            (unsigned long long)w->sc.seed, w->sc.cc);
     print_topology(w);
-    return print_workload(w, n_threads, err);
+    return print_workload(w, is_from_file, n_threads, err);
 }
 
 int cmd_inspect(int argc, char **argv)
@@ -98,7 +99,7 @@ int cmd_inspect(int argc, char **argv)
     rc = cli_world_build(&o, &w, prog, &err);
     cli_progress_done(prog);
     if (!rc)
-        rc = inspect_print(&w, o.n_threads, &err);
+        rc = inspect_print(&w, o.flows != NULL, o.n_threads, &err);
     if (rc) {
         cli_print_err("inspect", &err);
         cli_world_fini(&w);

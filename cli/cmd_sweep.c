@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "tailor/flowsim.h"
-#include "tailor/m3.h"
+#include "tailor/engine.h"
 #include "tailor/result.h"
 
 #define MAX_SWEPT 8
@@ -149,17 +148,21 @@ int cmd_sweep(int argc, char **argv)
     rc = cli_world_build(&o, &w, prog, &err);
     if (!rc)
         rc = cli_check_engine(engine, w.sc.cc, &err);
-    for (int k = 0; k < n_sw && !rc && !o.is_quiet; k++)
-        if (!strcmp(engine, "flowsim") && !tl_flowsim_knob_is_read(sw[k].name))
-            fprintf(stderr,
-                    "tailor sweep: warning: flowsim does not read %s (it models max-min fair "
-                    "sharing, not %s), so its values get the same estimate; --engine parsimon "
-                    "or pktsim simulates it\n",
-                    sw[k].name, w.sc.cc);
+    const tl_engine_ops *ops = rc ? NULL : tl_engine_find(engine, &err);
+    /* An engine that predicts again under each value (m3) runs once; the
+     * others run the whole scenario once per value. */
+    int is_repredict = ops && tl_engine_can_repredict(ops);
+    const char *swept_names[MAX_SWEPT];
+    for (int k = 0; k < n_sw; k++)
+        swept_names[k] = sw[k].name;
+    char why[1024];
+    for (int k = 0; k < n_sw && ops && !is_repredict && !o.is_quiet; k++)
+        if (!tl_engine_reads_knob(ops, &w, &o.eng, sw[k].name, w.sc.cc, why, sizeof why))
+            fprintf(stderr, "tailor sweep: warning: %s\n", why);
     /* every setting is built, so every value checked, before anything runs */
     tl_params vals[MAX_VALUES];
     memset(vals, 0, sizeof vals);
-    tl_m3 *m = NULL;
+    tl_engine *m = NULL;
     for (int v = 0; v < sw[0].n && !rc; v++) {
         tl_params *cur = &vals[v];
         rc = tl_params_copy(cur, &w.sc.params, &err);
@@ -167,27 +170,17 @@ int cmd_sweep(int argc, char **argv)
             if ((rc = tl_params_set_text(cur, sw[k].name, sw[k].values[v], &err)))
                 snprintf(err.path, sizeof err.path, "--set %s=%s", sw[k].name, sw[k].values[v]);
     }
-    if (!rc && !strcmp(engine, "m3")) {
-        tl_m3_opts mo;
-        cli_m3_opts(&w.sc.engine, &mo);
-        /* The workloads (4.3 GB at 2M flows) are kept only when a swept knob
-         * changes flowsim's input or path pktsim reruns, the reference flows
-         * when it changes the reference's queue term (Kmin, DCQCN's Kmax);
-         * otherwise a value needs only the features and the model. */
-        mo.is_keep_workloads = mo.is_path_pktsim;
-        for (int k = 0; k < n_sw; k++) {
-            mo.is_keep_workloads |= tl_m3_knob_changes_features(sw[k].name, w.sc.cc);
-            mo.is_keep_reference |= tl_m3_knob_changes_reference(sw[k].name, w.sc.cc);
-            /* the sweep still runs: another knob swept with it may matter */
-            if (!mo.is_path_pktsim && !mo.is_no_model && !tl_m3_knob_is_read(sw[k].name, w.sc.cc))
-                fprintf(stderr,
-                        "tailor sweep: warning: m3's model does not read %s under %s, so its "
-                        "values get the same estimate (docs/m3.md, \"Known limits\"); "
-                        "--engine parsimon or pktsim simulates it\n",
-                        sw[k].name, w.sc.cc);
-        }
-        m = tl_m3_create(w.topo, w.routes, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &mo, &err);
-        rc = m ? tl_m3_run(m, prog, &err) : err.code;
+    if (!rc && is_repredict) {
+        /* the sweep still runs when the engine ignores a knob: another knob
+         * swept with it may matter */
+        for (int k = 0; k < n_sw; k++)
+            if (!tl_engine_reads_knob(ops, &w, &o.eng, sw[k].name, w.sc.cc, why, sizeof why))
+                fprintf(stderr, "tailor sweep: warning: %s\n", why);
+        tl_engine_opts eo = o.eng;
+        eo.swept = swept_names; /* the run keeps what a repredict over them needs */
+        eo.n_swept = n_sw;
+        m = tl_engine_create(ops, &w, &eo, &err);
+        rc = m ? tl_engine_run(m, prog, &err) : err.code;
     }
     cli_progress_done(prog);
     tl_summary *sums = rc ? NULL : calloc((size_t)sw[0].n, sizeof *sums);
@@ -198,8 +191,8 @@ int cmd_sweep(int argc, char **argv)
         tl_summary sum;
         memset(&sum, 0, sizeof sum);
         if (!rc && m) {
-            rc = tl_m3_repredict(m, &vals[v], w.sc.cc, &err);
-            rc = rc ? rc : tl_m3_summary(m, &sum, &err);
+            rc = tl_engine_repredict(m, &vals[v], w.sc.cc, &err);
+            rc = rc ? rc : tl_engine_summary(m, &sum, &err);
             if (!rc && o.out)
                 rc = save_summary(cli_out_path(&out), v, &sum, &err);
         } else if (!rc) {
@@ -209,7 +202,7 @@ int cmd_sweep(int argc, char **argv)
             w.sc.params = vals[v];
             rc = make_vdir(cli_out_path(&out), v, dir, sizeof dir, &err);
             if (!rc) /* no report per run (shown NULL): the table is the sweep's */
-                rc = cli_run_engine(&w, engine, dir, NULL, NULL, NULL, &err);
+                rc = cli_run_engine(&w, engine, dir, NULL, &o.eng, NULL, &err);
             w.sc.params = keep;
             if (!rc) {
                 char path[1300];
@@ -221,18 +214,17 @@ int cmd_sweep(int argc, char **argv)
         n_done++;
     }
     if (!rc && !o.is_quiet) {
-        tl_m3_stats st = {0};
-        if (m)
-            tl_m3_get_stats(m, &st);
+        uint32_t crc = 0;
+        const char *model = m ? tl_engine_model(m, &crc) : NULL;
         printf("p99 FCT slowdown per size bucket (%s%s%s):\n  %-24s", engine,
-               st.model_path ? ", model " : "", st.model_path ? st.model_path : "", "value");
+               model ? ", model " : "", model ? model : "", "value");
         for (int b = 0; b < TL_N_BUCKETS; b++)
             printf(" %9s", tl_bucket_names[b]);
         printf("\n");
         for (int v = 0; v < sw[0].n; v++)
             print_row(stdout, sw, n_sw, v, &sums[v]);
-        if (m)
-            cli_m3_note_accuracy(&st, "tailor sweep");
+        if (model)
+            cli_m3_note_accuracy(model, crc, "tailor sweep");
     }
     for (int v = 0; v < n_done; v++)
         tl_summary_fini(&sums[v]);
@@ -245,7 +237,7 @@ int cmd_sweep(int argc, char **argv)
         printf("summaries in %s/v0 .. v%d/summary.json\n", o.out, sw[0].n - 1);
     if (rc)
         cli_print_err("sweep", &err);
-    tl_m3_destroy(m); /* it borrows the settings below */
+    tl_engine_destroy(m); /* it borrows the settings below */
     for (int v = 0; v < sw[0].n; v++)
         tl_params_fini(&vals[v]);
     cli_world_fini(&w);

@@ -1,5 +1,6 @@
 /* Option parsing, scenario loading, errors and progress for every subcommand. */
 #include "cli.h"
+#include "tailor/m3.h"
 #include "tailor/pktsim.h"
 #include "tailor/time.h"
 #include "tailor/units.h"
@@ -24,7 +25,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
 {
     memset(o, 0, sizeof *o);
     o->seed = -1;
-    o->queue_trace_max = CLI_TRACE_MAX_DEFAULT;
+    tl_engine_opts_init(&o->eng);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *name = NULL;
@@ -55,15 +56,17 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                     : strcmp(name, "cuts") == 0           ? &o->is_cuts
                     : strcmp(name, "quick") == 0          ? &o->is_quick
                     : strcmp(name, "spread-servers") == 0 ? &o->is_spread
-                    : strcmp(name, "cluster") == 0        ? &o->is_cluster
-                    : strcmp(name, "no-passthrough") == 0 ? &o->is_no_passthrough
-                    : strcmp(name, "no-residual") == 0    ? &o->is_no_residual
-                    : strcmp(name, "no-model") == 0       ? &o->is_no_model
-                    : strcmp(name, "path-pktsim") == 0    ? &o->is_path_pktsim
                     : strcmp(name, "force") == 0          ? &o->is_force
                                                           : NULL;
         if (flag) {
             *flag = 1;
+            continue;
+        }
+        tl_err err;
+        tl_err_clear(&err);
+        int eng_kind = tl_engine_opt_kind(name); /* the engines' own options */
+        if (eng_kind == 1) {
+            tl_engine_opts_set(&o->eng, name, NULL, NULL);
             continue;
         }
         if (i + 1 >= argc) {
@@ -72,7 +75,12 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
         }
         const char *v = argv[++i];
         char *end;
-        if (strcmp(name, "o") == 0) {
+        if (eng_kind == 2) {
+            if (tl_engine_opts_set(&o->eng, name, v, &err)) {
+                fprintf(stderr, "tailor %s: %s\n", cmd, err.msg);
+                return EXIT_INPUT;
+            }
+        } else if (strcmp(name, "o") == 0) {
             o->out = v;
         } else if (strcmp(name, "format") == 0) {
             o->format = v;
@@ -84,16 +92,6 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->preset = v;
         } else if (strcmp(name, "engine") == 0) {
             o->engine = v;
-        } else if (strcmp(name, "model") == 0) {
-            o->model = v;
-        } else if (strcmp(name, "paths") == 0) {
-            long x = strtol(v, &end, 10);
-            if (*end || end == v || x < 1 || x > 10000000) {
-                fprintf(stderr, "tailor %s: --paths expects 1..10000000 paths, found '%s'\n", cmd,
-                        v);
-                return EXIT_INPUT;
-            }
-            o->n_paths = (uint32_t)x;
         } else if (strcmp(name, "tm") == 0) {
             o->tm = v;
         } else if (strcmp(name, "method") == 0) {
@@ -116,26 +114,17 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                 return EXIT_INPUT;
             }
             o->relative = (uint32_t)x;
-        } else if (strcmp(name, "queue-trace-us") == 0) {
-            double us = strtod(v, &end);
-            if (*end || end == v || !(us > 0) || !(us <= 1e9)) {
-                fprintf(stderr, "tailor %s: --queue-trace-us expects a number > 0, found '%s'\n",
-                        cmd, v);
-                return EXIT_INPUT;
-            }
-            o->queue_trace_us = us;
-        } else if (strcmp(name, "queue-trace-max") == 0 || strcmp(name, "max-memory") == 0) {
+        } else if (strcmp(name, "max-memory") == 0) {
             uint64_t b;
             if (tl_units_parse_bytes(v, &b) != 0 || b == 0) {
                 fprintf(stderr, "tailor %s: --%s expects a size > 0 such as 512MB or 4GB, found "
                                 "'%s'\n", cmd, name, v);
                 return EXIT_INPUT;
             }
-            *(strcmp(name, "max-memory") == 0 ? &o->max_memory : &o->queue_trace_max) = b;
+            o->max_memory = b;
             /* the library reads its memory limit from the environment
              * (tailor/memlimit.h): one setting for the whole process */
-            if (strcmp(name, "max-memory") == 0)
-                setenv("TAILOR_MAX_MEMORY", v, 1);
+            setenv("TAILOR_MAX_MEMORY", v, 1);
         } else if (strcmp(name, "flow-count") == 0) {
             errno = 0;
             unsigned long long x = strtoull(v, &end, 10);
@@ -346,24 +335,10 @@ int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *
     int rc = cli_load_scenario(o, &w->sc, err);
     if (rc)
         return rc;
-    /* engine options given on the command line override the scenario's */
-    tl_engine_spec *e = &w->sc.engine;
-    e->is_cluster |= o->is_cluster;
-    if (o->is_no_passthrough)
-        e->is_passthrough = 0;
-    if (o->is_no_residual)
-        e->is_residual = 0;
-    e->is_no_model |= o->is_no_model;
-    e->is_path_pktsim |= o->is_path_pktsim;
-    if (o->n_paths)
-        e->n_paths = o->n_paths;
-    if (o->model)
-        snprintf(e->model, sizeof e->model, "%s", o->model);
     if (!(w->topo = tl_scenario_build_topo(&w->sc, err)))
         return err->code;
     if (!(w->routes = tl_routes_create(w->topo, w->sc.seed, err)))
         return err->code;
-    w->is_from_file = o->flows != NULL;
     if (o->flows) {
         rc = has_suffix(o->flows, ".csv") ? tl_flows_load_csv(&w->flows, o->flows, w->topo, err)
                                           : tl_flows_load_ns3(&w->flows, o->flows, w->topo, err);
@@ -389,13 +364,8 @@ int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *
 
 int cli_check_engine(const char *engine, const char *cc, tl_err *err)
 {
-    static const char *const engines[] = {"pktsim", "flowsim", "parsimon", "m3"};
-    size_t e = 0;
-    while (e < 4 && strcmp(engines[e], engine))
-        e++;
-    if (e == 4)
-        return tl_err_set(err, TL_EINVAL,
-                          "unknown engine '%s' (available: pktsim, flowsim, parsimon, m3)", engine);
+    if (!tl_engine_find(engine, err))
+        return err->code;
     char known[256] = "";
     for (size_t i = 0; i < tl_pktsim_n_ccs(); i++) {
         if (!strcmp(tl_pktsim_cc_name(i), cc))
@@ -407,16 +377,6 @@ int cli_check_engine(const char *engine, const char *cc, tl_err *err)
                       "no engine implements congestion control '%s' yet (pktsim, the truth every "
                       "engine is checked against, implements %s); choose one with --cc",
                       cc, known);
-}
-
-void cli_m3_opts(const tl_engine_spec *es, tl_m3_opts *mo)
-{
-    tl_m3_opts_default(mo);
-    mo->n_paths = es->n_paths;
-    mo->model_path = es->model[0] ? es->model : NULL;
-    mo->is_no_model = es->is_no_model;
-    mo->is_path_pktsim = es->is_path_pktsim;
-    mo->n_threads = es->n_threads;
 }
 
 /* Whether knob name acts under cc at all: switch and NIC knobs always,
@@ -464,10 +424,4 @@ void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who)
     tl_params_fini(&base);
 }
 
-void cli_world_fini(cli_world *w)
-{
-    tl_flows_fini(&w->flows);
-    tl_routes_destroy(w->routes);
-    tl_topo_destroy(w->topo);
-    tl_scenario_fini(&w->sc);
-}
+void cli_world_fini(cli_world *w) { tl_world_fini(w); }

@@ -102,10 +102,10 @@ static int find_entry(tl_json_ctx *c, const json_t *root, uint32_t crc, accuracy
     return rc;
 }
 
-void cli_m3_note_accuracy(const tl_m3_stats *st, const char *who)
+void cli_m3_note_accuracy(const char *model_path, uint32_t model_crc, const char *who)
 {
     char file[4096];
-    if (!st->model_path || tl_data_path("models/accuracy.json", file, sizeof file, NULL))
+    if (!model_path || tl_data_path("models/accuracy.json", file, sizeof file, NULL))
         return;
     tl_err err;
     tl_err_clear(&err);
@@ -122,7 +122,7 @@ void cli_m3_note_accuracy(const tl_m3_stats *st, const char *who)
     if (root) {
         tl_json_ctx c;
         if (!tl_json_ctx_init(&c, file, text, &err)) {
-            found = find_entry(&c, root, st->model_crc, &a);
+            found = find_entry(&c, root, model_crc, &a);
             tl_json_ctx_fini(&c);
         }
     }

@@ -48,8 +48,9 @@
  * every CC with a link failure and run-time control, and a run that grows
  * its event heap; flowsim (network and path modes, and a run that grows
  * its heap); Parsimon create and run, plain and clustered; m3 create, run,
- * summary, repredict and path table, with and without a model; the
- * throughput graph, distances, every TM generator and TM files, the exact
+ * summary, repredict and path table, with and without a model; every
+ * engine through the engine interface (pktsim with a queue trace, m3
+ * swept); the throughput graph, distances, every TM generator and TM files, the exact
  * and approximate solvers, relative throughput, bisection and sparsest
  * cut; summary build, load and save, compare build and save, slowdown
  * CDFs (load and save); and the writers of results, flows, topologies and
@@ -77,6 +78,7 @@
 #include "m3/model.h"
 #include "m3train/m3train_int.h"
 #include "tailor/compare.h"
+#include "tailor/engine.h"
 #include "tailor/fileio.h"
 #include "tailor/flowsim.h"
 #include "tailor/heap.h"
@@ -1020,6 +1022,51 @@ static int m3(int is_no_model, tl_err *err)
 static int c_m3_no_model(tl_err *err) { return m3(1, err); }
 static int c_m3_model(tl_err *err) { return m3(0, err); }
 
+/* The engine interface (tailor/engine.h): one registered engine, created,
+ * run and summarized through it, with its run record; pktsim with its queue
+ * trace, m3 without a model, swept (what a repredict keeps) and repredicted.
+ * The world's engine keys are set to one thread and few samples here. */
+static int engine(const char *name, tl_err *err)
+{
+    tl_world *w = &fx.w;
+    const tl_engine_ops *ops = tl_engine_find(name, err);
+    if (!ops)
+        return err->code;
+    static const char *const swept[] = {"switch.kmin_bytes_per_gbps", "nic.mtu_bytes"};
+    tl_engine_opts o;
+    tl_engine_opts_init(&o);
+    o.is_no_model = 1;
+    o.n_paths = 4;
+    o.swept = swept;
+    o.n_swept = 2;
+    o.trace_path = fx.out_path;
+    o.trace_interval_us = 5;
+    tl_engine_spec keep = w->sc.engine;
+    w->sc.engine.n_threads = 1;
+    w->sc.engine.bucket_min = 4;
+    tl_engine *e = tl_engine_create(ops, w, &o, err);
+    int rc = e ? tl_engine_run(e, NULL, err) : err->code;
+    tl_summary sum = {0};
+    if (!rc)
+        rc = tl_engine_summary(e, &sum, err);
+    if (!rc) {
+        tl_run_info run;
+        tl_engine_run_info(e, &run);
+    }
+    if (!rc && tl_engine_can_repredict(ops))
+        rc = tl_engine_repredict(e, &w->sc.params, w->sc.cc, err);
+    tl_summary_fini(&sum);
+    tl_engine_destroy(e);
+    w->sc.engine = keep;
+    unlink(fx.out_path);
+    return rc;
+}
+
+static int c_engine_pktsim(tl_err *err) { return engine("pktsim", err); }
+static int c_engine_flowsim(tl_err *err) { return engine("flowsim", err); }
+static int c_engine_parsimon(tl_err *err) { return engine("parsimon", err); }
+static int c_engine_m3(tl_err *err) { return engine("m3", err); }
+
 static int c_tgraph(tl_err *err)
 {
     tl_tgraph g;
@@ -1291,6 +1338,10 @@ static const alloc_case cases[] = {
     {"parsimon/clustered", c_parsimon_cluster, 0},
     {"m3/no model", c_m3_no_model, 0},
     {"m3/model", c_m3_model, 0},
+    {"engine/pktsim+trace", c_engine_pktsim, 0},
+    {"engine/flowsim", c_engine_flowsim, 0},
+    {"engine/parsimon", c_engine_parsimon, 0},
+    {"engine/m3 swept", c_engine_m3, 0},
     {"throughput/tgraph+distances", c_tgraph, 0},
     {"throughput/tm all-to-all", c_tm_all_to_all, 0},
     {"throughput/tm random matching", c_tm_random_matching, 0},

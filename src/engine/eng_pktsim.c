@@ -1,0 +1,166 @@
+/* pktsim behind the engine interface: the packet-level truth. Besides the
+ * common results it writes links.csv (per directed link) and, when asked,
+ * a queue-length trace through pktsim's run-time control (queues.csv). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine_int.h"
+#include "tailor/fileio.h"
+#include "tailor/pktsim.h"
+
+/* The trace: every interval, the queue of each port that holds anything. */
+typedef struct qtrace {
+    tl_afile af;
+    FILE *f;
+    const tl_topo *t;
+    uint64_t max_bytes; /* the trace stops the run when it would grow past this */
+    int is_over;
+    int64_t over_ps;
+} qtrace;
+
+static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
+{
+    qtrace *q = ctx;
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(q->t); c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(s, c, &ps);
+        if (ps.queue_bytes_now)
+            fprintf(q->f, "%.3f,%u,%llu\n", (double)now * 1e-3, c,
+                    (unsigned long long)ps.queue_bytes_now);
+    }
+    if (q->max_bytes && (uint64_t)ftello(q->f) > q->max_bytes) {
+        q->is_over = 1;
+        q->over_ps = now;
+        return TL_EINVAL;
+    }
+    return ferror(q->f) ? TL_EIO : 0;
+}
+
+static int create(tl_engine *e, tl_err *err)
+{
+    const tl_world *w = e->w;
+    e->st =
+        tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed, err);
+    if (!e->st)
+        return err->code;
+    if (!(e->aux = calloc(1, sizeof(qtrace))))
+        return tl_err_nomem(err);
+    return 0;
+}
+
+static void destroy(tl_engine *e)
+{
+    tl_pktsim_destroy(e->st);
+    free(e->aux);
+}
+
+static int run(tl_engine *e, tl_progress *prog, tl_err *err)
+{
+    tl_pktsim *sim = e->st;
+    qtrace *qt = e->aux;
+    qt->t = e->w->topo;
+    int rc = 0;
+    if (e->o.trace_path && e->o.trace_interval_us > 0) {
+        qt->max_bytes = e->o.trace_max_bytes;
+        if (!(qt->f = tl_afile_open(&qt->af, e->o.trace_path, err)))
+            rc = err->code;
+        if (!rc) {
+            fprintf(qt->f, "t_ns,chan,queue_bytes\n");
+            rc = tl_pktsim_set_control(sim, (int64_t)(e->o.trace_interval_us * 1e6), qtrace_sample,
+                                       qt, err);
+        }
+    }
+    if (!rc)
+        rc = tl_pktsim_run(sim, 0, prog, err);
+    if (rc && qt->is_over)
+        rc = tl_err_set(err, TL_EINVAL,
+                        "queues.csv passed --queue-trace-max %.0f MB at %.6f s of simulated "
+                        "time; nothing was written: sample less often (--queue-trace-us) or "
+                        "allow a larger trace (--queue-trace-max SIZE, e.g. 4GB)",
+                        (double)qt->max_bytes / 1e6, (double)qt->over_ps * 1e-12);
+    if (qt->f)
+        rc = rc ? (tl_afile_abort(&qt->af), rc) : tl_afile_commit(&qt->af, err);
+    return rc;
+}
+
+static const tl_flow_result *flow_results(const tl_engine *e) { return tl_pktsim_results(e->st); }
+
+static void counters(const tl_engine *e, tl_run_info *r)
+{
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(e->st, &st);
+    r->bytes_delivered = (int64_t)st.bytes_delivered;
+    r->bytes_retx = (int64_t)st.bytes_retx;
+    r->n_drops = (int64_t)(st.n_drops + st.n_fail_drops);
+    r->n_timeouts = (int64_t)st.n_timeouts;
+    r->n_pfc_pauses = 0;
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(e->w->topo); c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(e->st, c, &ps);
+        r->n_pfc_pauses += (int64_t)ps.n_pauses;
+    }
+}
+
+/* links.csv: one row per directed link (docs/results.md). */
+static int save_links(const tl_engine *e, const char *dir, tl_err *err)
+{
+    const tl_pktsim *sim = e->st;
+    const tl_topo *t = e->w->topo;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/links.csv", dir);
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
+    if (!f)
+        return err->code;
+    fprintf(f, "chan,link,from,to,rate_bps,bytes_tx,pkts_tx,utilization,mean_queue_bytes,"
+               "max_queue_bytes,marks,drops,pauses,paused_us\n");
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(sim, &st);
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(t); c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(sim, c, &ps);
+        double rate = (double)tl_topo_link(t, tl_chan_link(c))->rate_bps;
+        double util =
+            st.now_ps > 0 ? (double)ps.bytes_tx * 8 / (rate * (double)st.now_ps * 1e-12) : 0;
+        fprintf(f, "%u,%u,%u,%u,%.0f,%llu,%llu,%.6f,%.1f,%llu,%llu,%llu,%llu,%.3f\n", c,
+                tl_chan_link(c), tl_topo_chan_from(t, c), tl_topo_chan_to(t, c), rate,
+                (unsigned long long)ps.bytes_tx, (unsigned long long)ps.pkts_tx, util,
+                ps.mean_queue_bytes, (unsigned long long)ps.max_queue_bytes,
+                (unsigned long long)ps.marks, (unsigned long long)ps.drops,
+                (unsigned long long)ps.n_pauses, (double)ps.paused_ps * 1e-6);
+    }
+    return tl_afile_commit(&af, err);
+}
+
+static const char *files(const tl_engine *e)
+{
+    const qtrace *qt = e->aux;
+    return qt && qt->f ? "fct.csv, fct.txt, summary.json, links.csv, queues.csv"
+                       : "fct.csv, fct.txt, summary.json, links.csv";
+}
+
+static void report(const tl_engine *e, char *buf, size_t n)
+{
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(e->st, &st);
+    double cpu = e->cpu_s;
+    snprintf(buf, n,
+             "pktsim: %llu/%zu flows done, %.6g s simulated, %llu events, %llu link-hops, "
+             "%.3g link-hops/s (%.1f s CPU), %llu drops, %llu marks, %llu timeouts",
+             (unsigned long long)st.n_flows_done, e->w->flows.n, (double)st.now_ps * 1e-12,
+             (unsigned long long)st.n_events, (unsigned long long)st.n_link_hops,
+             cpu > 0 ? (double)st.n_link_hops / cpu : 0, cpu, (unsigned long long)st.n_drops,
+             (unsigned long long)st.n_marks, (unsigned long long)st.n_timeouts);
+}
+
+const tl_engine_ops tl_engine_pktsim = {
+    .name = "pktsim",
+    .create = create,
+    .destroy = destroy,
+    .run = run,
+    .flow_results = flow_results,
+    .counters = counters,
+    .save_extra = save_links,
+    .files = files,
+    .report = report,
+};
