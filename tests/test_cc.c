@@ -434,7 +434,8 @@ static void registry_descriptors_are_whole(void **state)
         }
         if (!has_default)
             fail_msg("%s: default preset %s is not one of its own", d->name, d->default_preset);
-        if (d->ops && (!d->ops->init || !d->ops->on_ack || (d->ops->uses_cnp && !d->ops->on_cnp)))
+        if (d->ops && (d->ops->desc != d || !d->ops->init || !d->ops->on_ack ||
+                       (d->ops->uses_cnp && !d->ops->on_cnp)))
             fail_msg("%s: ops lack a required member", d->name);
     }
     size_t n_net = 0;

@@ -48,6 +48,7 @@ typedef struct tl_ack_info {
  * behaviour. Knobs are read as tl_cc_knobs(&desc, p)[KNOB], KNOB from the
  * enum beside the CC's knob table. */
 struct tl_cc_ops {
+    const tl_cc_desc *desc; /* its descriptor (name, knob groups, ...), for the engine */
     size_t state_bytes; /* per-flow private state, zeroed by pktsim */
     /* Receivers send CNPs for ECN-marked packets, at most one per flow per
      * dcqcn.min_time_between_cnps (DCQCN's notification point). */

@@ -276,6 +276,7 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 }
 
 static const tl_cc_ops ops = {
+    .desc = &tl_cc_dcqcn,
     .state_bytes = sizeof(dcqcn),
     .uses_cnp = 1,
     .init = init,

@@ -86,6 +86,7 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 }
 
 static const tl_cc_ops ops = {
+    .desc = &tl_cc_dctcp,
     .state_bytes = sizeof(dctcp),
     .init = init,
     .on_ack = on_ack,

@@ -99,6 +99,7 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 }
 
 static const tl_cc_ops ops = {
+    .desc = &tl_cc_dctcp_rate,
     .state_bytes = sizeof(dctcp_rate),
     .init = init,
     .on_ack = on_ack,

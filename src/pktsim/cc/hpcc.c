@@ -150,6 +150,7 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 }
 
 static const tl_cc_ops ops = {
+    .desc = &tl_cc_hpcc,
     .state_bytes = sizeof(hpcc),
     .uses_int = 1,
     .init = init,

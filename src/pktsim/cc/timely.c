@@ -134,6 +134,7 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 }
 
 static const tl_cc_ops ops = {
+    .desc = &tl_cc_timely,
     .state_bytes = sizeof(timely),
     .init = init,
     .on_ack = on_ack,
