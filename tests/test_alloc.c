@@ -916,6 +916,29 @@ static int c_pktsim_heap(tl_err *err)
     return rc;
 }
 
+/* The plug-ins: two subflows per flow, sprayed packets (paths interned as
+ * they appear), a queue policy per port class, a tap on every port. */
+static int c_pktsim_plugins(tl_err *err)
+{
+    tl_world *w = &fx.w;
+    tl_pktsim_opts o = {.transport = "stripe", .lb = "spray", .qpolicy = {[TL_PORT_DC] = "none"}};
+    tl_pktsim *s = tl_pktsim_create_opts(w->topo, w->routes, &w->flows, &w->sc.params, &o, 1, err);
+    if (!s)
+        return err->code;
+    uint32_t n = 2 * tl_topo_n_links(w->topo);
+    uint32_t *chans = malloc(n * sizeof *chans);
+    int rc = chans ? 0 : tl_err_nomem(err);
+    for (uint32_t c = 0; !rc && c < n; c++)
+        chans[c] = c;
+    if (!rc && tl_pktsim_add_tap(s, "count", chans, n, 10000000, err) < 0)
+        rc = err->code;
+    free(chans);
+    if (!rc)
+        rc = tl_pktsim_run(s, 0, NULL, err);
+    tl_pktsim_destroy(s);
+    return rc;
+}
+
 /* 1,100 flows, each held to 1 Mb/s by its own access link on a 100 Gb/s
  * path: none couples with another (no refill work), and all 1,100
  * completions are pending at once. */
@@ -1261,6 +1284,7 @@ static const alloc_case cases[] = {
     {"workload/load_ns3", c_flows_load_ns3, 0},
     {"pktsim/every registered cc", c_pktsim, 0},
     {"pktsim/heap growth", c_pktsim_heap, 0},
+    {"pktsim/plug-ins", c_pktsim_plugins, 0},
     {"flowsim/network", c_flowsim, 0},
     {"flowsim/heap growth", c_flowsim_heap, 0},
     {"flowsim/path", c_flowsim_path, 0},

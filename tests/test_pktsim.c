@@ -71,6 +71,7 @@ static void lone_flow_fct_is_ideal(void **state)
         if (r[0].fct_ps != r[0].ideal_ps || r[0].fct_ps <= 0)
             fail_msg("case %s: fct %lld ps, ideal %lld ps", cases[c].name, (long long)r[0].fct_ps,
                      (long long)r[0].ideal_ps);
+        tl_pktsim_check_invariants(s);
         tl_pktsim_destroy(s);
         world_free(&w);
     }
@@ -93,6 +94,7 @@ static void ack_coalescing(void **state)
     assert_int_equal(st.n_ack_pkts, 250);
     const tl_flow_result *r = tl_pktsim_results(s);
     assert_int_equal(r[0].fct_ps, r[0].ideal_ps);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -123,6 +125,7 @@ static void two_flows_share_a_bottleneck(void **state)
             if (fabs((double)r[i].fct_ps / want - 1) > 0.05)
                 fail_msg("%s flow %d: fct %.1f us, fair share gives %.1f us", ccs[c], i,
                          r[i].fct_ps * 1e-6, want * 1e-6);
+        tl_pktsim_check_invariants(s);
         tl_pktsim_destroy(s);
         world_free(&w);
     }
@@ -160,6 +163,7 @@ static void direct_port_times_a_fifo(void **state)
     tl_pktsim_port_stats(s, 1, &ps);
     assert_int_equal(ps.bytes_tx, 2 * 2000 * 1048);
     assert_int_equal(ps.marks + ps.drops + ps.max_queue_bytes, 0);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -193,6 +197,7 @@ static void direct_through_skips_the_arrival(void **state)
         }
         assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
         memcpy(r[through], tl_pktsim_results(s), sizeof r[through]);
+        tl_pktsim_check_invariants(s);
         tl_pktsim_destroy(s);
     }
     for (int i = 0; i < 2; i++)
@@ -206,6 +211,7 @@ static void direct_through_skips_the_arrival(void **state)
     const uint32_t *path = tl_pktsim_flow_path(s, 0, &(int){0});
     assert_int_equal(tl_pktsim_set_direct_through(s, path[0], &err), TL_EINVAL);
     tu_check_err("first hop", &err, TL_EINVAL, "not a direct port", NULL);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -239,6 +245,7 @@ static void ring_keeps_a_flow_behind_a_finished_head(void **state)
             if (r[i].fct_ps < r[i].ideal_ps || r[i].fct_ps > 2 * r[i].ideal_ps)
                 fail_msg("%s flow %d: fct %lld ps, ideal %lld ps", ccs[c], i,
                          (long long)r[i].fct_ps, (long long)r[i].ideal_ps);
+        tl_pktsim_check_invariants(s);
         tl_pktsim_destroy(s);
     }
     world_free(&w);
@@ -284,6 +291,7 @@ static void conservation_and_determinism(void **state)
         } else {
             assert_memory_equal(first, r, w.flows.n * sizeof *first);
         }
+        tl_pktsim_check_invariants(s);
         tl_pktsim_destroy(s);
     }
     free(first);
@@ -370,6 +378,7 @@ static void incast_with_pfc(void **state)
     tl_pktsim_port_stats(s, 1, &ps);
     if (ps.mean_queue_bytes < 150000 || ps.mean_queue_bytes > 600000)
         fail_msg("mean queue %.0f B outside [K/2, 2K] = [150000, 600000]", ps.mean_queue_bytes);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -386,6 +395,7 @@ static void pfc_pauses_upstream_in_time(void **state)
     assert_true(pauses > 0);
     if (worst > 20000 + 25000 + 2 * 1048)
         fail_msg("an ingress held %llu B", (unsigned long long)worst);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -413,6 +423,7 @@ static void pfc_takes_the_lossless_rto(void **state)
         if (lossless ? st.n_timeouts == 0 : st.n_timeouts != 0)
             fail_msg("1 us %s: %llu timeouts", lossless ? "nic.rto_lossless_ps" : "nic.rto_ps",
                      (unsigned long long)st.n_timeouts);
+        tl_pktsim_check_invariants(s);
         tl_pktsim_destroy(s);
         world_free(&w);
     }
@@ -436,6 +447,7 @@ static void pfc_dynamic_threshold(void **state)
         worst[dyn] = worst_ingress(s, &w, &pauses);
         if (dyn)
             assert_true(pauses > 0);
+        tl_pktsim_check_invariants(s);
         tl_pktsim_destroy(s);
         world_free(&w);
     }
@@ -463,6 +475,7 @@ static void pfc_headroom_keeps_a_small_buffer_lossless(void **state)
         assert_int_equal(st.n_timeouts, 0);
         if (st.n_headroom_pkts == 0)
             fail_msg("%s thresholds: no packet used the headroom", dyn ? "dynamic" : "fixed");
+        tl_pktsim_check_invariants(s);
         tl_pktsim_destroy(s);
         world_free(&w);
     }
@@ -504,6 +517,7 @@ static void direct_port_bounded_by_the_buffer(void **state)
                   (unsigned long long)ps.drops, st.rtt_max_ps * 1e-6);
     if (st.rtt_max_ps > 60e6)
         fail_msg("a round trip took %.1f us", st.rtt_max_ps * 1e-6);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
     /* the same incast with PFC on (INCAST's own switch keys) */
@@ -515,6 +529,7 @@ static void direct_port_bounded_by_the_buffer(void **state)
     tl_pktsim_set_direct_acks(s, 1);
     assert_int_equal(tl_pktsim_set_direct_port(s, 1, &err), TL_EINVAL);
     tu_check_err("direct port with PFC", &err, TL_EINVAL, "not with PFC", NULL);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -568,6 +583,7 @@ static void runtime_knob_change(void **state)
     /* A change that breaks a rule is refused and the old value stays. */
     tl_err_clear(&err);
     assert_int_equal(tl_pktsim_set_param(s, "switch.kmin_bytes_per_gbps", 9000, &err), TL_ERANGE);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -611,6 +627,7 @@ static void link_failure_reroutes(void **state)
     }
     const tl_flow_result *r = tl_pktsim_results(s);
     assert_true(r[0].fct_ps > r[0].ideal_ps); /* it lost packets and recovered */
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -640,6 +657,7 @@ static void star_pktsim(uint32_t n_hosts, const int64_t *delay_ps, const tl_flow
     memcpy(res, tl_pktsim_results(s), f->n * sizeof *res);
     if (st)
         tl_pktsim_get_stats(s, st);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     tl_routes_destroy(r);
     tl_topo_destroy(t);
@@ -790,6 +808,7 @@ static void lone_packet_drops_come_back_by_rto(void **state)
     for (size_t i = 0; i < 16; i++)
         n_late += r[i].fct_ps > 1000 * 1000000LL;
     assert_true(n_late > 0 && n_late <= st.n_drops);
+    tl_pktsim_check_invariants(s);
     tl_pktsim_destroy(s);
     world_free(&w);
 }

@@ -8,8 +8,9 @@
  * or dequeue); a strict high-priority queue for ACKs; links serialize at their
  * rate then delay by their propagation time; hosts serve their active flows
  * round-robin at line rate, each flow limited by its window and/or pacing
- * rate, both owned by a congestion-control plug-in; one ACK per data packet;
- * go-back-N on timeout or NACK. */
+ * rate, both owned by a congestion-control plug-in; the transport (go-back-N
+ * by default), load balancer, queue policies and monitors are plug-ins too
+ * (tl_pktsim_opts, tl_pktsim_add_tap). */
 #ifndef TAILOR_PKTSIM_H
 #define TAILOR_PKTSIM_H
 
@@ -40,6 +41,42 @@ typedef struct tl_pktsim tl_pktsim;
 tl_pktsim *tl_pktsim_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
                             const tl_params *p, const char *cc, uint64_t seed, tl_err *err);
 void tl_pktsim_destroy(tl_pktsim *s);
+
+/* The classes of ports, each with its own queue policy. */
+typedef enum tl_port_class {
+    TL_PORT_HOST = 0, /* a host's NIC */
+    TL_PORT_DC,       /* a switch port inside a data center */
+    TL_PORT_WAN,      /* a port of a link between two data centers (tl_node.dc differs) */
+    TL_PORT_N_CLASSES
+} tl_port_class;
+
+/* The plug-ins of one simulation, by registry name; NULL picks the default
+ * (cc "dctcp", transport "gbn", lb "ecmp", qpolicy "red" on every class). */
+typedef struct tl_pktsim_opts {
+    const char *cc;
+    const char *transport;
+    const char *lb;
+    const char *qpolicy[TL_PORT_N_CLASSES];
+} tl_pktsim_opts;
+
+/* tl_pktsim_create with plug-ins chosen by o. An unknown name is EINVAL,
+ * naming what is available. */
+tl_pktsim *tl_pktsim_create_opts(const tl_topo *t, const tl_routes *r, const tl_flows *f,
+                                 const tl_params *p, const tl_pktsim_opts *o, uint64_t seed,
+                                 tl_err *err);
+
+/* Attaches a monitor (tap registry name, e.g. "count") to the n channels
+ * chans: it sees every packet enqueued there, and, when interval_ps > 0, is
+ * called back every interval_ps of simulated time. Returns its id (>= 0),
+ * or a negative TL_E*. Before the run. */
+int tl_pktsim_add_tap(tl_pktsim *s, const char *name, const uint32_t *chans, size_t n,
+                      int64_t interval_ps, tl_err *err);
+/* The state of tap id (its plug-in's state struct), NULL if none. */
+void *tl_pktsim_tap_state(const tl_pktsim *s, int id);
+
+/* Asserts the invariants of pktsim_int.h (O(ports + flows + packets); for
+ * tests and debug builds). */
+void tl_pktsim_check_invariants(const tl_pktsim *s);
 
 /* Runs until every flow has completed or simulated time reaches until_ps
  * (0 = no limit; negative = until no event is left, i.e. the last ACKs and

@@ -42,6 +42,8 @@ typedef struct tl_ack_info {
     int64_t rtt_ps;       /* now - the data packet's send time */
     const tl_int_hop *hops; /* INT records of the acked packet (uses_int CCs), else NULL */
     int n_hops;
+    uint32_t sub;         /* the subflow the acked packet was sent on */
+    int is_nack;          /* a NACK: the receiver saw a gap (a loss) */
 } tl_ack_info;
 
 /* Name, knobs and properties are the descriptor's (tl_cc_desc); this is the

@@ -1,8 +1,10 @@
-/* Load-balancing plug-in of pktsim (STYLE.md "Plug points"): chooses the
- * entropy of each data packet; packets with the same entropy follow the same
- * ECMP path (the path of entropy 0 is the flow's recorded path). Per-flow
- * ECMP is the one implementation now; packet spraying, PLB and Uno's
- * subflows (uno.txt §4) will choose other entropies. */
+/* Load-balancing plug-in of pktsim (docs/pktsim.md "Adding a load
+ * balancer"): chooses the entropy of each data packet of a subflow; packets
+ * with the same entropy follow the same ECMP path (entropy 0 is the flow's
+ * own hash, the path per-flow ECMP gives it). The path store interns every
+ * path it hands out, so an LB that changes entropy per packet costs a path
+ * lookup per packet, never memory per packet. One implementation per file
+ * exports one const table, registered by name in lb/registry.c. */
 #ifndef TAILOR_PKTSIM_LB_H
 #define TAILOR_PKTSIM_LB_H
 
@@ -14,14 +16,18 @@
 
 typedef struct tl_lb_ops {
     const char *name;
-    size_t state_bytes; /* per flow, zeroed by pktsim */
-    void (*init)(void *st, const tl_params *p, tl_rng *r); /* optional */
+    const char *doc;
+    size_t state_bytes; /* per subflow, zeroed by pktsim */
+    /* A subflow (index sub within its connection) starts. Optional. */
+    void (*init)(void *st, uint32_t sub, const tl_params *p, tl_rng *r);
     /* Entropy for the data packet starting at byte seq. Required. */
     uint64_t (*entropy)(void *st, uint64_t seq, tl_rng *r);
-    /* Feedback from an ACK of a packet sent with entropy e; optional. */
-    void (*on_ack)(void *st, uint64_t e, int is_ece, int64_t rtt_ps);
+    /* Feedback from an ACK or NACK of a packet sent with entropy e; optional. */
+    void (*on_ack)(void *st, uint64_t e, int is_ece, int is_nack, int64_t rtt_ps);
 } tl_lb_ops;
 
+const tl_lb_ops *tl_lb_find(const char *name);
 extern const tl_lb_ops tl_lb_ecmp;
+extern const tl_lb_ops tl_lb_spray;
 
 #endif

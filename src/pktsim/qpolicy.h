@@ -1,7 +1,9 @@
-/* Queue-policy plug-in of pktsim (STYLE.md "Plug points"): watches one
- * egress port's data packets and decides their ECN marks. RED/step marking
- * is the one implementation now; Uno's phantom queues (uno.txt §4) will be
- * another, counting bytes into a virtual queue drained below line rate. */
+/* Queue-policy plug-in of pktsim (docs/pktsim.md "Adding a queue policy"):
+ * watches one egress port's data packets and decides their ECN marks. Each
+ * port takes the policy of its class (host NIC, intra-DC switch port, WAN
+ * port: tl_pktsim_opts.qpolicy), so Uno's phantom queues (uno.txt §4) can
+ * run on WAN ports only. One implementation per file exports one const
+ * table, registered by name in qpolicy/registry.c. */
 #ifndef TAILOR_PKTSIM_QPOLICY_H
 #define TAILOR_PKTSIM_QPOLICY_H
 
@@ -13,6 +15,7 @@
 
 typedef struct tl_qpolicy_ops {
     const char *name;
+    const char *doc;
     size_t state_bytes; /* per port, zeroed by pktsim */
     /* Reads knobs for a port of rate_bps (at create and after a run-time change). Required. */
     void (*configure)(void *st, uint64_t rate_bps, const tl_params *p);
@@ -22,6 +25,8 @@ typedef struct tl_qpolicy_ops {
     int (*on_dequeue)(void *st, uint64_t q_bytes, uint32_t pkt_bytes, int64_t now_ps, tl_rng *r);
 } tl_qpolicy_ops;
 
+const tl_qpolicy_ops *tl_qpolicy_find(const char *name);
 extern const tl_qpolicy_ops tl_qpolicy_red;
+extern const tl_qpolicy_ops tl_qpolicy_none;
 
 #endif

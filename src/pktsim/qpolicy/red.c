@@ -45,6 +45,8 @@ static int on_dequeue(void *vst, uint64_t q, uint32_t bytes, int64_t now, tl_rng
 
 const tl_qpolicy_ops tl_qpolicy_red = {
     .name = "red",
+    .doc = "ECN marking on the instantaneous queue: a step at K when switch.kmin = kmax, else "
+           "RED between kmin and kmax up to pmax; at enqueue or (switch.mark_on_dequeue) dequeue.",
     .state_bytes = sizeof(red),
     .configure = configure,
     .on_enqueue = on_enqueue,
