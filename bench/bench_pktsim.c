@@ -16,6 +16,7 @@
 
 #include "benchutil.h"
 #include "tailor/alloc.h"
+#include "tailor/cc.h"
 #include "tailor/pktsim.h"
 #include "tailor/result.h"
 #include "tailor/world.h"
@@ -191,10 +192,14 @@ int main(int argc, char **argv)
     if (strcmp(which, "fingerprint") == 0)
         return fingerprint();
     if (strcmp(which, "compare") == 0) {
-        static const char *const ccs[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc"};
+        const char *ccs[16]; /* every CC pktsim implements, from the registry */
+        int n_cc = 0;
+        for (size_t i = 0; i < tl_cc_count() && n_cc < 16; i++)
+            if (tl_cc_get(i)->ops)
+                ccs[n_cc++] = tl_cc_get(i)->name;
         unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 200000;
-        row perm[5], def[5];
-        for (int c = 0; c < 5; c++)
+        row perm[16], def[16];
+        for (int c = 0; c < n_cc; c++)
             if (bench_one("perm", 0, ccs[c], 5, &perm[c]) ||
                 bench_one("default", n, ccs[c], 1, &def[c]))
                 return 1;
@@ -205,7 +210,7 @@ int main(int argc, char **argv)
         for (int b = 0; b < TL_N_BUCKETS; b++)
             printf(" %15s", "p50 / p99");
         printf("\n");
-        for (int c = 0; c < 5; c++) {
+        for (int c = 0; c < n_cc; c++) {
             printf("%-12s %14.3g %14.3g", ccs[c], perm[c].hops_per_s, def[c].hops_per_s);
             for (int b = 0; b < TL_N_BUCKETS; b++)
                 printf("   %5.2f / %5.2f", def[c].all[b].p[0], def[c].all[b].p[2]);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tailor/cc.h"
 #include "tailor/fileio.h"
 #include "tailor/m3.h"
 
@@ -172,14 +173,12 @@ static int gen_data(int argc, char **argv)
         so.fg_flows = (uint32_t)a.fg_flows;
     if (a.max_flows)
         so.max_flows = (uint32_t)a.max_flows;
-    static const char *const ccs[] = {"dctcp-rate", "dcqcn", "hpcc", "timely", "dctcp", NULL};
     if (a.cc) {
-        int k = 0;
-        while (ccs[k] && strcmp(ccs[k], a.cc))
-            k++;
-        if (!ccs[k]) {
-            fprintf(stderr, "tailor m3 gen-data: --cc expects dctcp-rate, dcqcn, hpcc, timely or "
-                            "dctcp, found '%s'\n", a.cc);
+        const tl_cc_desc *d = tl_cc_lookup(a.cc);
+        if (!d || !d->ops) { /* pktsim makes the labels */
+            char known[256];
+            tl_cc_names(known, sizeof known, ", ", " or ", 1);
+            fprintf(stderr, "tailor m3 gen-data: --cc expects %s, found '%s'\n", known, a.cc);
             return EXIT_INPUT;
         }
         so.only_cc = a.cc;

@@ -1,5 +1,6 @@
 /* Option parsing, scenario loading, errors and progress for every subcommand. */
 #include "cli.h"
+#include "tailor/cc.h"
 #include "tailor/m3.h"
 #include "tailor/pktsim.h"
 #include "tailor/time.h"
@@ -174,20 +175,15 @@ int cli_load_scenario(const cli_opts *o, tl_scenario *sc, tl_err *err)
     if (o->n_threads > 0)
         sc->engine.n_threads = o->n_threads;
     if (o->cc) { /* another CC, from its own default preset, over the scenario's knobs */
-        size_t k;
-        for (k = 0; tl_cc_names[k] && strcmp(tl_cc_names[k], o->cc) != 0; k++)
-            ;
-        const char *def = tl_cc_names[k] ? tl_params_cc_default_preset(o->cc) : NULL;
-        if (!tl_cc_names[k]) {
-            char known[256] = "";
-            for (size_t i = 0; tl_cc_names[i]; i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         i ? ", " : "", tl_cc_names[i]);
+        const tl_cc_desc *cc = tl_cc_lookup(o->cc);
+        if (!cc) {
+            char known[256];
+            tl_cc_names(known, sizeof known, ", ", ", ", 0);
             rc = tl_err_set(err, TL_EPARSE, "unknown congestion control '%s'; known: %s", o->cc,
                             known);
         }
-        else if (def)
-            rc = tl_params_apply_preset(&sc->params, def, err);
+        else if (cc->default_preset)
+            rc = tl_params_apply_preset(&sc->params, cc->default_preset, err);
         if (rc) {
             snprintf(err->path, sizeof err->path, "--cc %s", o->cc);
             tl_scenario_fini(sc);
@@ -366,13 +362,11 @@ int cli_check_engine(const char *engine, const char *cc, tl_err *err)
 {
     if (!tl_engine_find(engine, err))
         return err->code;
-    char known[256] = "";
-    for (size_t i = 0; i < tl_pktsim_n_ccs(); i++) {
-        if (!strcmp(tl_pktsim_cc_name(i), cc))
-            return 0;
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
-                 tl_pktsim_cc_name(i));
-    }
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    if (d && d->ops)
+        return 0;
+    char known[256];
+    tl_cc_names(known, sizeof known, ", ", ", ", 1);
     return tl_err_set(err, TL_EINVAL,
                       "no engine implements congestion control '%s' yet (pktsim, the truth every "
                       "engine is checked against, implements %s); choose one with --cc",
@@ -381,27 +375,24 @@ int cli_check_engine(const char *engine, const char *cc, tl_err *err)
 
 /* Whether knob name acts under cc at all: switch and NIC knobs always,
  * CC knobs under a CC whose registry groups hold theirs
- * (tl_pktsim_cc_groups: "dctcp_rate.window_bytes" under dctcp-rate only). */
-static int knob_applies(const char *name, const char *cc)
+ * (tl_cc_desc.groups: "dctcp_rate.window_bytes" under dctcp-rate only). */
+static int knob_applies(const char *name, const tl_cc_desc *cc)
 {
     const char *dot = strchr(name, '.');
     size_t n = dot ? (size_t)(dot - name) : strlen(name);
     if ((n == 6 && !strncmp(name, "switch", 6)) || (n == 3 && !strncmp(name, "nic", 3)))
         return 1;
-    for (size_t i = 0; i < tl_pktsim_n_ccs(); i++) {
-        if (strcmp(tl_pktsim_cc_name(i), cc))
-            continue;
-        const char *g = tl_pktsim_cc_groups(i); /* a comma list: "dcqcn,switch" */
-        for (;;) {
-            size_t len = strcspn(g, ",");
-            if (len == n && !strncmp(g, name, n))
-                return 1;
-            if (!g[len])
-                return 0;
-            g += len + 1;
-        }
+    if (!cc)
+        return 0;
+    const char *g = cc->groups; /* a comma list: "dcqcn,switch" */
+    for (;;) {
+        size_t len = strcspn(g, ",");
+        if (len == n && !strncmp(g, name, n))
+            return 1;
+        if (!g[len])
+            return 0;
+        g += len + 1;
     }
-    return 0;
 }
 
 void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who)
@@ -409,11 +400,12 @@ void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who)
     tl_params base;
     if (tl_params_init(&base, NULL))
         return;
-    const char *preset = tl_params_cc_default_preset(cc);
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    const char *preset = d ? d->default_preset : NULL;
     if (!preset || !tl_params_apply_preset(&base, preset, NULL))
         for (size_t i = 0; i < tl_params_count() && i < p->n; i++) {
             const char *name = tl_params_def(i)->name;
-            if (p->v[i] == base.v[i] || !knob_applies(name, cc) || tl_m3_knob_is_read(name, cc))
+            if (p->v[i] == base.v[i] || !knob_applies(name, d) || tl_m3_knob_is_read(name, cc))
                 continue;
             fprintf(stderr,
                     "%s: warning: m3's model does not read %s, %g here and %g (%s's default) "

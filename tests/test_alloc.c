@@ -77,6 +77,7 @@
 #include "m3/m3_int.h"
 #include "m3/model.h"
 #include "m3train/m3train_int.h"
+#include "tailor/cc.h"
 #include "tailor/compare.h"
 #include "tailor/engine.h"
 #include "tailor/fileio.h"
@@ -863,15 +864,16 @@ static int control(void *ctx, tl_pktsim *s, int64_t now_ps)
     return tl_pktsim_set_param(s, "switch.buffer_bytes", 4e6 + (double)(now_ps % 1000), NULL);
 }
 
-static int c_pktsim(const char *cc, tl_err *err)
+static int c_pktsim_one(const tl_cc_desc *cc, tl_err *err)
 {
     tl_world *w = &fx.w;
     tl_params p;
     if (tl_params_copy(&p, &w->sc.params, err))
         return err->code;
-    const char *preset = tl_params_cc_default_preset(cc);
+    const char *preset = cc->default_preset;
     int rc = preset ? tl_params_apply_preset(&p, preset, err) : 0;
-    tl_pktsim *s = rc ? NULL : tl_pktsim_create(w->topo, w->routes, &w->flows, &p, cc, 1, err);
+    tl_pktsim *s =
+        rc ? NULL : tl_pktsim_create(w->topo, w->routes, &w->flows, &p, cc->name, 1, err);
     if (!rc && !s)
         rc = err->code;
     if (!rc)
@@ -885,11 +887,15 @@ static int c_pktsim(const char *cc, tl_err *err)
     return rc;
 }
 
-static int c_pktsim_dctcp(tl_err *err) { return c_pktsim("dctcp", err); }
-static int c_pktsim_dctcp_rate(tl_err *err) { return c_pktsim("dctcp-rate", err); }
-static int c_pktsim_dcqcn(tl_err *err) { return c_pktsim("dcqcn", err); }
-static int c_pktsim_hpcc(tl_err *err) { return c_pktsim("hpcc", err); }
-static int c_pktsim_timely(tl_err *err) { return c_pktsim("timely", err); }
+/* Every CC pktsim implements, in registry order: the first failure ends the case. */
+static int c_pktsim(tl_err *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < tl_cc_count() && !rc; i++)
+        if (tl_cc_get(i)->ops)
+            rc = c_pktsim_one(tl_cc_get(i), err);
+    return rc;
+}
 
 static int c_flowsim(tl_err *err)
 {
@@ -1324,11 +1330,7 @@ static const alloc_case cases[] = {
     {"workload/flow_paths", c_flow_paths, 0},
     {"workload/load_csv", c_flows_load_csv, 0},
     {"workload/load_ns3", c_flows_load_ns3, 0},
-    {"pktsim/dctcp", c_pktsim_dctcp, 0},
-    {"pktsim/dctcp-rate", c_pktsim_dctcp_rate, 0},
-    {"pktsim/dcqcn", c_pktsim_dcqcn, 0},
-    {"pktsim/hpcc", c_pktsim_hpcc, 0},
-    {"pktsim/timely", c_pktsim_timely, 0},
+    {"pktsim/every registered cc", c_pktsim, 0},
     {"pktsim/heap growth", c_pktsim_heap, 0},
     {"pktsim/plug-ins", c_pktsim_plugins, 0},
     {"flowsim/network", c_flowsim, 0},

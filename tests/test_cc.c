@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pktsim/cc.h"
+#include "tailor/cc.h"
 #include "tailor/pktsim.h"
 #include "tailor/spec.h"
 #include "tailor/world.h"
@@ -48,15 +49,15 @@ static void timely_follows_rtt(void **state)
 {
     tl_params p = params_default();
     unsigned char st[256] = {0};
-    assert_true(tl_cc_timely.state_bytes <= sizeof st);
+    assert_true(tl_cc_find("timely")->state_bytes <= sizeof st);
     tl_cc_io io = {.cwnd_bytes = UINT64_MAX, .line_bps = 100000000000ull, .mss_bytes = 1000,
                    .base_rtt_ps = 10000000};
-    assert_int_equal(tl_cc_timely.init(st, &io, &p, NULL), 0);
+    assert_int_equal(tl_cc_find("timely")->init(st, &io, &p, NULL), 0);
     uint64_t seq = 0, prev = io.rate_bps;
     for (int i = 0; i < 20; i++) { /* RTT 800 us > T_high = 500 us */
         io.snd_nxt = seq + 1000;
         tl_ack_info a = {.ack_seq = seq + 1000, .newly_acked = 1000, .rtt_ps = 800000000};
-        tl_cc_timely.on_ack(st, &io, &a);
+        tl_cc_find("timely")->on_ack(st, &io, &a);
         seq += 1000;
         if (i > 0 && io.rate_bps >= prev)
             fail_msg("update %d: rate %llu did not fall below %llu", i,
@@ -66,7 +67,7 @@ static void timely_follows_rtt(void **state)
     for (int i = 0; i < 20; i++) { /* RTT 20 us < T_low = 50 us */
         io.snd_nxt = seq + 1000;
         tl_ack_info a = {.ack_seq = seq + 1000, .newly_acked = 1000, .rtt_ps = 20000000};
-        tl_cc_timely.on_ack(st, &io, &a);
+        tl_cc_find("timely")->on_ack(st, &io, &a);
         seq += 1000;
         if (i > 0 && io.rate_bps <= prev)
             fail_msg("low update %d: rate %llu did not rise above %llu", i,
@@ -87,14 +88,14 @@ static void dcqcn_cut_and_recovery_stages(void **state)
     tl_params_set(&p, "dcqcn.rpg_threshold", 5, NULL);
     tl_params_set(&p, "dcqcn.rpg_byte_reset_bytes", 10000, NULL);
     unsigned char st[512] = {0};
-    assert_true(tl_cc_dcqcn.state_bytes <= sizeof st);
+    assert_true(tl_cc_find("dcqcn")->state_bytes <= sizeof st);
     const double line = 100e9;
     tl_cc_io io = {.cwnd_bytes = UINT64_MAX, .line_bps = (uint64_t)line, .mss_bytes = 1000,
                    .base_rtt_ps = 10000000, .now_ps = 0};
-    assert_int_equal(tl_cc_dcqcn.init(st, &io, &p, NULL), 0);
+    assert_int_equal(tl_cc_find("dcqcn")->init(st, &io, &p, NULL), 0);
     assert_true(io.rate_bps == (uint64_t)line);
     io.now_ps = 1000000;
-    tl_cc_dcqcn.on_cnp(st, &io);
+    tl_cc_find("dcqcn")->on_cnp(st, &io);
     double rc = (double)io.rate_bps;
     /* alpha = 1023/1024 folded over one 1 us period without CNP: 1019/1024 x 1023/1024 */
     double alpha = 1023.0 / 1024 * 1019.0 / 1024;
@@ -104,7 +105,7 @@ static void dcqcn_cut_and_recovery_stages(void **state)
     double rt = line; /* first cut: target = rate before the cut */
     for (int i = 1; i <= 4; i++) {
         io.now_ps = io.timer_at_ps;
-        tl_cc_dcqcn.on_timer(st, &io);
+        tl_cc_find("dcqcn")->on_timer(st, &io);
         rc = (rt + rc) / 2;
         if (fabs((double)io.rate_bps / rc - 1) > 1e-9)
             fail_msg("fast recovery %d: rate %llu, want %.0f", i, (unsigned long long)io.rate_bps, rc);
@@ -114,25 +115,25 @@ static void dcqcn_cut_and_recovery_stages(void **state)
     tl_params_set(&p, "dcqcn.clamp_tgt_rate", 1, NULL); /* target := rate at every cut */
     memset(st, 0, sizeof st);
     io.now_ps = 0;
-    assert_int_equal(tl_cc_dcqcn.init(st, &io, &p, NULL), 0);
-    tl_cc_dcqcn.on_cnp(st, &io); /* first CNP: rate 10 Gb/s, target stays at line */
+    assert_int_equal(tl_cc_find("dcqcn")->init(st, &io, &p, NULL), 0);
+    tl_cc_find("dcqcn")->on_cnp(st, &io); /* first CNP: rate 10 Gb/s, target stays at line */
     assert_true(io.rate_bps == 10000000000ull);
-    tl_cc_dcqcn.on_cnp(st, &io); /* within the monitor period: ignored */
+    tl_cc_find("dcqcn")->on_cnp(st, &io); /* within the monitor period: ignored */
     assert_true(io.rate_bps == 10000000000ull);
     io.now_ps = 10000000;
-    tl_cc_dcqcn.on_cnp(st, &io); /* a real cut: the target clamps to 10 Gb/s */
+    tl_cc_find("dcqcn")->on_cnp(st, &io); /* a real cut: the target clamps to 10 Gb/s */
     rc = (double)io.rate_bps;
     rt = 10e9;
     assert_true(rc < 10e9);
     for (int i = 1; i <= 4; i++) { /* fast recovery: t_cnt 1..4 < 5 */
         io.now_ps = io.timer_at_ps;
-        tl_cc_dcqcn.on_timer(st, &io);
+        tl_cc_find("dcqcn")->on_timer(st, &io);
         rc = (rt + rc) / 2;
     }
     assert_true(fabs((double)io.rate_bps / rc - 1) < 1e-9);
     for (int i = 5; i <= 7; i++) { /* additive: t_cnt >= 5, b_cnt 0 <= 5 */
         io.now_ps = io.timer_at_ps;
-        tl_cc_dcqcn.on_timer(st, &io);
+        tl_cc_find("dcqcn")->on_timer(st, &io);
         rt += 5e6;
         rc = (rt + rc) / 2;
         if (fabs((double)io.rate_bps / rc - 1) > 1e-9)
@@ -141,7 +142,7 @@ static void dcqcn_cut_and_recovery_stages(void **state)
     /* byte events: b_cnt 1..5 are additive (lo <= 5), 6 and 7 hyper (lo = 6, 7 > 5) */
     for (int b = 1; b <= 7; b++) {
         tl_ack_info a = {.newly_acked = 10000};
-        tl_cc_dcqcn.on_ack(st, &io, &a);
+        tl_cc_find("dcqcn")->on_ack(st, &io, &a);
         uint32_t lo = b < 7 ? (uint32_t)b : 7;
         rt += lo > 5 ? (lo - 5) * 50e6 : 5e6;
         rc = (rt + rc) / 2;
@@ -156,7 +157,11 @@ static void dcqcn_cut_and_recovery_stages(void **state)
 #define FABRIC "{\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": 16, \"hosts_per_rack\": 8, " \
                "\"planes\": 2, \"oversubscription\": 2}"
 
-static const char *const all_ccs[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc"};
+/* The table tests run every CC pktsim implements, from the registry. */
+#define FOR_EACH_CC(d)                                                                       \
+    for (size_t cc_i_ = 0; cc_i_ < tl_cc_count(); cc_i_++)                                   \
+        for (const tl_cc_desc *d = tl_cc_get(cc_i_); d; d = NULL)                            \
+            if (d->ops)
 
 /* Two 20 MB flows into one 10 Gb/s host link: each converges to half, so
  * they finish within 10% of each other, and, for DCQCN and HPCC, within 10% of
@@ -169,28 +174,28 @@ static const char *const all_ccs[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", 
  * into step). */
 static void two_flows_fair(void **state)
 {
-    for (size_t c = 2; c < 5; c++) {
+    FOR_EACH_CC(d) {
+        if (!d->default_preset)
+            continue; /* the lossless (RDMA) CCs: the DCTCPs' windows split unevenly here */
         char json[2048];
         snprintf(json, sizeof json,
                  "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 2, \"classes\": [{\"sizes\": "
                  "{\"dist\": \"fixed\", \"mean_bytes\": 20000000}, \"spatial\": {\"type\": "
                  "\"incast\", \"senders\": 2, \"destination\": 0}, \"arrival\": {\"process\": "
                  "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\"}}",
-                 all_ccs[c]);
+                 d->name);
         world w;
         tu_world_make(&w, json);
         tl_pktsim *s = run(&w, NULL, NULL, 0);
         const tl_flow_result *r = tl_pktsim_results(s);
         double want = 2 * 20e6 * 1.048 * 8 / 10e9 * 1e12;
-        double tol = strcmp(all_ccs[c], "timely") == 0  ? 0.25
-                     : strcmp(all_ccs[c], "dcqcn") == 0 ? 0.15
-                                                        : 0.10;
+        double tol = d->id == TL_CC_TIMELY ? 0.25 : d->id == TL_CC_DCQCN ? 0.15 : 0.10;
         for (int i = 0; i < 2; i++)
             if (fabs((double)r[i].fct_ps / want - 1) > tol)
-                fail_msg("%s flow %d: fct %.1f us, fair share gives %.1f us", all_ccs[c], i,
+                fail_msg("%s flow %d: fct %.1f us, fair share gives %.1f us", d->name, i,
                          r[i].fct_ps * 1e-6, want * 1e-6);
         if (fabs((double)r[0].fct_ps / (double)r[1].fct_ps - 1) > (tol < 0.15 ? tol : 0.15))
-            fail_msg("%s: unfair split, fct %.1f vs %.1f us", all_ccs[c], r[0].fct_ps * 1e-6,
+            fail_msg("%s: unfair split, fct %.1f vs %.1f us", d->name, r[0].fct_ps * 1e-6,
                      r[1].fct_ps * 1e-6);
         tl_pktsim_destroy(s);
         world_free(&w);
@@ -229,15 +234,17 @@ static double incast_mean_queue(const char *cc, const char *extra, uint64_t *dro
  * keeps the bottleneck's mean queue far below DCQCN's. */
 static void incast_per_cc(void **state)
 {
-    double q[5];
-    for (size_t c = 0; c < 5; c++) {
+    double q_hpcc = NAN, q_dcqcn = NAN;
+    FOR_EACH_CC(d) {
         uint64_t drops;
-        q[c] = incast_mean_queue(all_ccs[c], ", \"switch\": {\"pfc\": 1}", &drops);
+        double q = incast_mean_queue(d->name, ", \"switch\": {\"pfc\": 1}", &drops);
         if (drops)
-            fail_msg("%s incast: %llu drops with PFC", all_ccs[c], (unsigned long long)drops);
+            fail_msg("%s incast: %llu drops with PFC", d->name, (unsigned long long)drops);
+        q_hpcc = d->id == TL_CC_HPCC ? q : q_hpcc;
+        q_dcqcn = d->id == TL_CC_DCQCN ? q : q_dcqcn;
     }
-    if (!(q[4] < q[2] / 4))
-        fail_msg("HPCC mean queue %.0f B is not well below DCQCN's %.0f B", q[4], q[2]);
+    if (!(q_hpcc < q_dcqcn / 4))
+        fail_msg("HPCC mean queue %.0f B is not well below DCQCN's %.0f B", q_hpcc, q_dcqcn);
 }
 
 /* DCQCN's mean queue rises with Kmax (Kmin 0, Pmax 0.2): three settings. */
@@ -304,7 +311,7 @@ static void dcqcn_runtime_knob(void **state)
  * no drop, every flow completes, for every CC. */
 static void permutation_90_no_deadlock(void **state)
 {
-    for (size_t c = 0; c < 5; c++) {
+    FOR_EACH_CC(d) {
         char json[2048];
         snprintf(json, sizeof json,
                  "{\"topology\": {\"type\": \"fat_tree\", \"k\": 8}, \"workload\": {\"flows\": "
@@ -312,14 +319,14 @@ static void permutation_90_no_deadlock(void **state)
                  "{\"type\": \"permutation\"}, \"arrival\": {\"process\": \"poisson\"}, \"load\": "
                  "{\"max_link_load\": 0.9}}]}, \"transport\": {\"cc\": \"%s\", \"switch\": "
                  "{\"pfc\": 1}}}",
-                 all_ccs[c]);
+                 d->name);
         world w;
         tu_world_make(&w, json);
         tl_pktsim *s = run(&w, NULL, NULL, 0);
         tl_pktsim_stats st;
         tl_pktsim_get_stats(s, &st);
         if (st.n_flows_done != w.flows.n || st.n_drops)
-            fail_msg("%s: %llu/%zu flows done, %llu drops", all_ccs[c],
+            fail_msg("%s: %llu/%zu flows done, %llu drops", d->name,
                      (unsigned long long)st.n_flows_done, w.flows.n, (unsigned long long)st.n_drops);
         tl_pktsim_destroy(s);
         world_free(&w);
@@ -332,14 +339,14 @@ static void permutation_90_no_deadlock(void **state)
  * near 0 blew its window up to an invalid value.) */
 static void fabric_workload_completes(void **state)
 {
-    for (size_t c = 0; c < 5; c++) {
+    FOR_EACH_CC(d) {
         char json[2048];
         snprintf(json, sizeof json,
                  "{\"topology\": " FABRIC ", \"workload\": {\"flows\": 3000, \"classes\": "
                  "[{\"sizes\": {\"cdf\": \"webserver\"}, \"spatial\": {\"type\": \"matrix\", "
                  "\"matrix\": \"B\"}, \"arrival\": {\"process\": \"lognormal\", \"sigma\": 2},"
                  " \"load\": {\"max_link_load\": 0.5}}]}, \"transport\": {\"cc\": \"%s\"}}",
-                 all_ccs[c]);
+                 d->name);
         world w;
         tu_world_make(&w, json);
         tl_pktsim *s = run(&w, NULL, NULL, 0);
@@ -349,7 +356,7 @@ static void fabric_workload_completes(void **state)
         for (size_t i = 0; i < w.flows.n; i++)
             total += w.flows.v[i].size_bytes;
         if (st.n_flows_done != w.flows.n || st.bytes_delivered != total)
-            fail_msg("%s: %llu/%zu flows, %llu/%llu bytes", all_ccs[c],
+            fail_msg("%s: %llu/%zu flows, %llu/%llu bytes", d->name,
                      (unsigned long long)st.n_flows_done, w.flows.n,
                      (unsigned long long)st.bytes_delivered, (unsigned long long)total);
         tl_pktsim_destroy(s);
@@ -381,9 +388,68 @@ static void presets_apply(void **state)
     tu_check_err("preset typo", &err, TL_EPARSE, "transport.preset", "did you mean 'dcqcn.expert'");
 }
 
+/* Every registered descriptor is whole: unique names and ids, knobs named
+ * "<group>.<knob>" in one of its groups, each knob's handle (tl_cc_knobs)
+ * the value its name finds, indices in range, presets that apply, ops with
+ * their required members. A CC added to the registry is checked here. */
+static void registry_descriptors_are_whole(void **state)
+{
+    (void)state;
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    size_t n_knobs = 0;
+    for (size_t i = 0; i < tl_cc_count(); i++) {
+        const tl_cc_desc *d = tl_cc_get(i);
+        if (tl_cc_lookup(d->name) != d || tl_cc_lookup_id(d->id) != d)
+            fail_msg("%s: name or id %d is not unique", d->name, d->id);
+        assert_non_null(d->doc);
+        assert_non_null(d->groups);
+        for (size_t k = 0; k < d->n_knobs; k++) {
+            const char *name = d->knobs[k].name, *dot = strchr(name, '.');
+            size_t gl = dot ? (size_t)(dot - name) : 0;
+            if (!dot || strncmp(d->groups, name, gl) != 0 ||
+                (d->groups[gl] != ',' && d->groups[gl] != '\0'))
+                fail_msg("%s: knob %s is not in its first group (%s)", d->name, name, d->groups);
+            int idx = tl_params_find(name);
+            if (idx < 0 || &tl_cc_knobs(d, &p)[k] != &p.v[idx])
+                fail_msg("%s: the handle of %s is not its registry slot", d->name, name);
+            n_knobs++;
+        }
+        int ks[] = {d->window_knob, d->delay_knob, d->model_knobs[0], d->model_knobs[1]};
+        for (size_t j = 0; j < sizeof ks / sizeof *ks; j++)
+            if (ks[j] < -1 || ks[j] >= (int)d->n_knobs)
+                fail_msg("%s: knob index %d out of range", d->name, ks[j]);
+        if ((d->queue == TL_CC_QUEUE_DELAY) != (d->delay_knob >= 0))
+            fail_msg("%s: a delay-target queue needs its delay knob", d->name);
+        int has_default = !d->default_preset;
+        for (size_t k = 0; k < d->n_presets; k++) {
+            tl_params q;
+            tl_err err;
+            tl_err_clear(&err);
+            assert_int_equal(tl_params_init(&q, NULL), 0);
+            if (tl_params_apply_preset(&q, d->presets[k].name, &err))
+                fail_msg("%s: preset %s: %s", d->name, d->presets[k].name, err.msg);
+            tl_params_fini(&q);
+            has_default |= d->default_preset && !strcmp(d->default_preset, d->presets[k].name);
+        }
+        if (!has_default)
+            fail_msg("%s: default preset %s is not one of its own", d->name, d->default_preset);
+        if (d->ops && (d->ops->desc != d || !d->ops->init || !d->ops->on_ack ||
+                       (d->ops->uses_cnp && !d->ops->on_cnp)))
+            fail_msg("%s: ops lack a required member", d->name);
+    }
+    size_t n_net = 0;
+    for (size_t i = 0; i < tl_params_count(); i++)
+        n_net += !strncmp(tl_params_def(i)->name, "nic.", 4) ||
+                 !strncmp(tl_params_def(i)->name, "switch.", 7);
+    assert_int_equal(n_net + n_knobs, tl_params_count());
+    tl_params_fini(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(registry_descriptors_are_whole),
         cmocka_unit_test(timely_follows_rtt),
         cmocka_unit_test(dcqcn_cut_and_recovery_stages),
         cmocka_unit_test(two_flows_fair),

@@ -12,6 +12,7 @@
 #include "m3/m3_int.h"
 #include "m3/model.h"
 #include "m3train/m3train_int.h"
+#include "tailor/cc.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
 #include "tailor/m3.h"
@@ -1333,21 +1334,21 @@ static int same_floats(const float *a, const float *b, int n)
 static void knob_read_list_matches_config(void **state)
 {
     (void)state;
-    static const char *const ccs[] = {"dctcp-rate", "dctcp", "dcqcn", "hpcc", "timely"};
     m3_pathwl w;
     assert_int_equal(m3_pathwl_init(&w, 2, 0, NULL), 0);
     w.link[0] = (tl_fs_link){10000000000ull, 1000000};
     w.link[1] = (tl_fs_link){40000000000ull, 1000000};
     int n_read = 0;
-    for (size_t c = 0; c < sizeof ccs / sizeof *ccs; c++) {
+    for (size_t c = 0; c < tl_cc_count(); c++) { /* every registered CC */
+        const char *cc = tl_cc_get(c)->name;
         tl_params p;
         assert_int_equal(tl_params_init(&p, NULL), 0);
-        const char *preset = tl_params_cc_default_preset(ccs[c]);
+        const char *preset = tl_cc_get(c)->default_preset;
         if (preset)
             assert_int_equal(tl_params_apply_preset(&p, preset, NULL), 0);
         m3_feat f0, f1;
         memset(&f0, 0, sizeof f0), memset(&f1, 0, sizeof f1);
-        m3_features_config(&w, &p, ccs[c], &f0);
+        m3_features_config(&w, &p, cc, &f0);
         for (size_t i = 0; i < tl_params_count(); i++) {
             const tl_param_def *d = tl_params_def(i);
             tl_params q;
@@ -1360,14 +1361,14 @@ static void knob_read_list_matches_config(void **state)
                 nv = nv > v ? ceil(nv) : floor(nv);
             assert_true(nv != v);
             assert_int_equal(tl_params_set(&q, d->name, nv, NULL), 0);
-            m3_features_config(&w, &q, ccs[c], &f1);
+            m3_features_config(&w, &q, cc, &f1);
             int changed = !same_floats(f0.shared, f1.shared, M3_N_SHARED);
-            int elsewhere = m3_knob_changes_features(d->name, ccs[c]) ||
-                            m3_knob_changes_reference(d->name, ccs[c]);
-            int is_read = m3_knob_is_read(d->name, ccs[c]);
+            int elsewhere = m3_knob_changes_features(d->name, cc) ||
+                            m3_knob_changes_reference(d->name, cc);
+            int is_read = m3_knob_is_read(d->name, cc);
             if (elsewhere ? !is_read : changed != is_read)
                 fail_msg("%s under %s: the configuration vector %s, m3_knob_is_read says %d",
-                         d->name, ccs[c], changed ? "changes" : "does not change", is_read);
+                         d->name, cc, changed ? "changes" : "does not change", is_read);
             n_read += changed;
             tl_params_fini(&q);
         }

@@ -2,8 +2,9 @@
  * its name, unit, default, valid range and which direction favours throughput
  * or delay. The registry feeds the scenario file (transport.<group>.<knob>),
  * the CLI's --set group.knob=value, docs/parameters.md and the tuner; nothing
- * else hard-codes a knob. Engines append their knobs by adding a table to the
- * list in src/spec/params.c. */
+ * else hard-codes a knob. The network's knobs are tables in src/spec/params.c;
+ * each congestion control brings its own table and presets in its descriptor
+ * (tailor/cc.h), appended in the CC registry's order. */
 #ifndef TAILOR_PARAMS_H
 #define TAILOR_PARAMS_H
 
@@ -53,6 +54,10 @@ int tl_params_init(tl_params *p, tl_err *err); /* all defaults */
 void tl_params_fini(tl_params *p);
 int tl_params_copy(tl_params *dst, const tl_params *src, tl_err *err);
 double tl_params_get(const tl_params *p, const char *name); /* NaN if unknown */
+/* The values of a registered knob table (a CC's descriptor knobs), indexed
+ * like the table: a typed view resolved without names. Costs one scan of the
+ * registry's tables (a few pointer compares); table must be registered. */
+const double *tl_params_table(const tl_params *p, const tl_param_def *table);
 
 /* Sets a knob after checking type and range. */
 int tl_params_set(tl_params *p, const char *name, double value, tl_err *err);
@@ -62,13 +67,23 @@ int tl_params_set_text(tl_params *p, const char *name, const char *text, tl_err 
 int tl_params_set_assign(tl_params *p, const char *assign, tl_err *err);
 
 /* Presets: named sets of values applied over the current ones
- * ("dcqcn.nvidia-default", "dcqcn.expert", "timely.default", "hpcc.default"). */
+ * ("dcqcn.nvidia-default", "dcqcn.expert", "timely.default", "hpcc.default").
+ * A CC declares its own in its descriptor (tailor/cc.h). */
+typedef struct tl_param_value {
+    const char *name; /* a registered knob: a typo fails every apply; test_cc applies them all */
+    double value;
+} tl_param_value;
+
+typedef struct tl_preset {
+    const char *name, *doc;
+    const tl_param_value *values;
+    size_t n_values;
+} tl_preset;
+
 size_t tl_params_n_presets(void);
 const char *tl_params_preset_name(size_t i);
 const char *tl_params_preset_doc(size_t i);
 int tl_params_apply_preset(tl_params *p, const char *name, tl_err *err);
-/* The preset a congestion control starts from (PFC on for the RDMA CCs), or NULL. */
-const char *tl_params_cc_default_preset(const char *cc);
 
 /* Unit name for docs ("bytes", "bit/s", "ps", "fraction", "bool", ""). */
 const char *tl_unit_name(tl_unit u);

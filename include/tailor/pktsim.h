@@ -141,15 +141,11 @@ int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err);
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
 
-/* The congestion controls pktsim implements: name, a paragraph on the
- * control law, and the registry groups of its knobs ("dcqcn,switch"). */
-size_t tl_pktsim_n_ccs(void);
-const char *tl_pktsim_cc_name(size_t i);
-const char *tl_pktsim_cc_doc(size_t i);
-const char *tl_pktsim_cc_groups(size_t i);
-/* 1 if the named CC lets a lone flow send at its line rate from its first
- * packet (rate-based CCs, and HPCC's one-BDP window); 0 if its window grows
- * from an initial one (dctcp) or the name is unknown. */
+/* The congestion controls pktsim implements are those of the CC registry
+ * (tailor/cc.h) whose descriptor has ops. 1 if the named CC lets a lone flow
+ * send at its line rate from its first packet (rate-based CCs, and HPCC's
+ * one-BDP window); 0 if its window grows from an initial one (dctcp) or the
+ * name is unknown or not implemented. */
 int tl_pktsim_cc_is_line_rate_start(const char *cc);
 
 /* Per-flow results, indexed like f->v (valid after run). */

@@ -84,8 +84,8 @@ void tl_scenario_fini(tl_scenario *sc);
 /* Builds the scenario's topology (with its failed links marked). */
 tl_topo *tl_scenario_build_topo(const tl_scenario *sc, tl_err *err);
 
-/* Names of the known congestion controls and engines (NULL-terminated). */
-extern const char *const tl_cc_names[];
+/* Names of the known engines (NULL-terminated); the congestion controls are
+ * the CC registry's (tailor/cc.h). */
 extern const char *const tl_engine_names[];
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "m3/m3_int.h"
+#include "tailor/cc.h"
 #include "tailor/quantile.h"
 
 /* ECN's Kmin: a feature, and what the reference's queue term reads
@@ -49,7 +50,21 @@ _Static_assert(F_END == M3_N_SHARED, "shared feature layout");
 _Static_assert(F_BN_MAP == F_BN_MEAN + 1 && F_BN_FRAC_IN == F_BN_MAP + 3 * N_IN,
                "feature map layout");
 
-static const char *const cc_names[5] = {"dctcp", "dctcp-rate", "dcqcn", "hpcc", "timely"};
+/* The one-hot columns cover the CC ids the models were trained on
+ * (tl_cc_desc.id); a CC's model_knobs go to its pair of columns, fractions
+ * as they are, rates in Mb/s, times in us. */
+#define N_CC_COLS (F_KMIN - F_CC_DCTCP)
+_Static_assert(F_CC_DCTCP + TL_CC_TIMELY == F_CC_TIMELY && F_CC_DCTCP + TL_CC_HPCC == F_CC_HPCC &&
+                   F_CC_DCTCP + TL_CC_DCQCN == F_CC_DCQCN,
+               "one-hot columns follow the CC ids");
+static const int knob_cols[N_CC_COLS] = {[TL_CC_HPCC] = F_HPCC_ETA, [TL_CC_TIMELY] = F_TIMELY_TLOW};
+
+static float model_knob(const tl_cc_desc *d, const tl_params *p, int j)
+{
+    const tl_param_def *def = &d->knobs[d->model_knobs[j]];
+    double v = tl_cc_knobs(d, p)[d->model_knobs[j]];
+    return (float)(def->unit == TL_UNIT_BPS || def->unit == TL_UNIT_PS ? v / 1e6 : v);
+}
 
 /* The knobs read here are listed again in m3_knob_is_read. */
 void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, m3_feat *ft)
@@ -69,44 +84,51 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
     x[F_BDP] = (float)(rmin * rtt_s / 8 / 1000);
     x[F_BUFFER] = (float)(tl_params_get(p, "switch.buffer_bytes") / 1000);
     double mtu = tl_params_get(p, "nic.mtu_bytes");
-    x[F_WINDOW] = !strcmp(cc, "dctcp-rate") ? (float)(tl_params_get(p, "dctcp_rate.window_bytes") /
-                                                     1000)
-                  : !strcmp(cc, "dctcp")
-                      ? (float)(tl_params_get(p, "dctcp.initial_window_pkts") * mtu / 1000)
-                      : NAN; /* DCQCN, HPCC and TIMELY run without a window here */
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    /* DCQCN, HPCC and TIMELY run without a window here */
+    x[F_WINDOW] = d && d->window_knob >= 0 ? (float)(tl_cc_start_window_bytes(d, p, mtu) / 1000)
+                                           : NAN;
     x[F_PFC] = (float)tl_params_get(p, "switch.pfc");
-    for (int i = 0; i < 5; i++)
-        x[F_CC_DCTCP + i] = (float)!strcmp(cc, cc_names[i]);
+    for (int i = 0; i < N_CC_COLS; i++)
+        x[F_CC_DCTCP + i] = (float)(d && d->id == i);
     x[F_KMIN] = (float)(tl_params_get(p, KMIN) / 1000);
     x[F_KMAX] = (float)(tl_params_get(p, "switch.kmax_bytes_per_gbps") / 1000);
     x[F_PMAX] = (float)tl_params_get(p, "switch.pmax");
-    int is_hpcc = !strcmp(cc, "hpcc"), is_timely = !strcmp(cc, "timely");
-    x[F_HPCC_ETA] = is_hpcc ? (float)tl_params_get(p, "hpcc.eta") : NAN;
-    x[F_HPCC_AI] = is_hpcc ? (float)(tl_params_get(p, "hpcc.ai_bps") / 1e6) : NAN;
-    x[F_TIMELY_TLOW] = is_timely ? (float)(tl_params_get(p, "timely.t_low_ps") / 1e6) : NAN;
-    x[F_TIMELY_THIGH] = is_timely ? (float)(tl_params_get(p, "timely.t_high_ps") / 1e6) : NAN;
+    x[F_HPCC_ETA] = x[F_HPCC_AI] = x[F_TIMELY_TLOW] = x[F_TIMELY_THIGH] = NAN;
+    int col = d && d->id >= 0 && d->id < N_CC_COLS ? knob_cols[d->id] : 0;
+    for (int j = 0; col && j < 2; j++)
+        x[col + j] = model_knob(d, p, j);
     x[F_MTU] = (float)mtu;
 }
 
 uint32_t m3_schema_first(const char *cc)
 {
-    /* schema 7: DCQCN's queue term; schema 6: TIMELY's. Schema 5 (TIMELY's
-     * burst queue) left the others' features as schema 4 had them, but
-     * their shipped models were retrained under 5 and nothing older is
-     * kept */
-    return !strcmp(cc, "timely") ? 6 : !strcmp(cc, "dcqcn") ? 7 : M3_SCHEMA_OLDEST;
+    /* schema 7: DCQCN's queue term; schema 6: TIMELY's (tl_cc_desc.m3_schema).
+     * Schema 5 (TIMELY's burst queue) left the others' features as schema 4
+     * had them, but their shipped models were retrained under 5 and nothing
+     * older is kept */
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    return d && d->m3_schema ? d->m3_schema : M3_SCHEMA_OLDEST;
+}
+
+/* Whether name is knob k (an index into d->knobs, -1 none) of d. */
+static int is_knob(const char *name, const tl_cc_desc *d, int k)
+{
+    return d && k >= 0 && !strcmp(name, d->knobs[k].name);
 }
 
 int m3_knob_changes_features(const char *name, const char *cc)
 {
     /* the MTU and headers shape flowsim's ideal times; tau the burst queue */
+    const tl_cc_desc *d = tl_cc_lookup(cc);
     return !strcmp(name, "nic.mtu_bytes") || !strcmp(name, "nic.header_bytes") ||
-           (!strcmp(cc, "timely") && !strcmp(name, "timely.t_low_ps"));
+           (d && d->queue == TL_CC_QUEUE_DELAY && is_knob(name, d, d->delay_knob));
 }
 
 int m3_knob_changes_reference(const char *name, const char *cc)
 {
-    return !strcmp(name, KMIN) || (!strcmp(cc, "dcqcn") && !strcmp(name, KMAX));
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    return !strcmp(name, KMIN) || (d && d->queue == TL_CC_QUEUE_KMIN_KMAX && !strcmp(name, KMAX));
 }
 
 int m3_knob_is_read(const char *name, const char *cc)
@@ -115,19 +137,18 @@ int m3_knob_is_read(const char *name, const char *cc)
      * knob_read_list_matches_config moves every knob and compares) */
     static const char *const any_cc[] = {"switch.buffer_bytes", "switch.pfc", KMIN, KMAX,
                                          "switch.pmax"};
-    static const char *const per_cc[][2] = {
-        {"dctcp-rate", "dctcp_rate.window_bytes"}, {"dctcp", "dctcp.initial_window_pkts"},
-        {"hpcc", "hpcc.eta"},        {"hpcc", "hpcc.ai_bps"},
-        {"timely", "timely.t_low_ps"}, {"timely", "timely.t_high_ps"}};
     if (m3_knob_changes_features(name, cc) || m3_knob_changes_reference(name, cc))
         return 1;
     for (size_t i = 0; i < sizeof any_cc / sizeof *any_cc; i++)
         if (!strcmp(name, any_cc[i]))
             return 1;
-    for (size_t i = 0; i < sizeof per_cc / sizeof *per_cc; i++)
-        if (!strcmp(cc, per_cc[i][0]) && !strcmp(name, per_cc[i][1]))
-            return 1;
-    return 0;
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    if (!d)
+        return 0;
+    int has_cols = d->id >= 0 && d->id < N_CC_COLS && knob_cols[d->id];
+    return is_knob(name, d, d->window_knob) ||
+           (has_cols &&
+            (is_knob(name, d, d->model_knobs[0]) || is_knob(name, d, d->model_knobs[1])));
 }
 
 /* Quantiles of xs[0..n) at qs into out (NaN for n == 0); sorts xs. */
@@ -202,10 +223,11 @@ double m3_queue_ps(const tl_params *p, const char *cc)
 {
     /* TIMELY raises its rate while the RTT is below T_low, so competing
      * flows keep the path's queueing delay near it (schema 6) */
-    if (!strcmp(cc, "timely"))
-        return M3_TIMELY_QUEUE_SHARE * tl_params_get(p, "timely.t_low_ps");
-    int is_dcqcn = !strcmp(cc, "dcqcn");
-    if (!is_dcqcn && strcmp(cc, "dctcp") && strcmp(cc, "dctcp-rate"))
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    if (d && d->queue == TL_CC_QUEUE_DELAY)
+        return M3_TIMELY_QUEUE_SHARE * tl_cc_knobs(d, p)[d->delay_knob];
+    int is_dcqcn = d && d->queue == TL_CC_QUEUE_KMIN_KMAX;
+    if (!is_dcqcn && !(d && d->queue == TL_CC_QUEUE_KMIN))
         return 0; /* HPCC holds no standing ECN queue */
     /* DCQCN marks with a probability that rises from Kmin to Kmax, and its
      * slow rate cuts let the queue climb into that range: its queue is
@@ -320,7 +342,8 @@ int m3_queue_hops_max(const char *cc)
     /* DCTCP and DCQCN mark at each switch, so each saturated hop holds its
      * own queue; TIMELY reacts to the whole path's RTT, so the
      * path holds one T_low's worth however many of its hops are saturated */
-    return strcmp(cc, "timely") ? TL_MAX_HOPS : 1;
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    return d && d->queue == TL_CC_QUEUE_DELAY ? 1 : TL_MAX_HOPS;
 }
 
 double m3_burst_tau_ps(const tl_params *p, const char *cc)
@@ -329,7 +352,8 @@ double m3_burst_tau_ps(const tl_params *p, const char *cc)
      * wait for a queue of Kmin and a CNP (about 40 us), but its model did
      * worse with the term (docs/m3.md "Known limits"); DCTCP's window bounds
      * a burst, HPCC reacts within an RTT. */
-    return strcmp(cc, "timely") ? 0 : tl_params_get(p, "timely.t_low_ps");
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    return d && d->queue == TL_CC_QUEUE_DELAY ? tl_cc_knobs(d, p)[d->delay_knob] : 0;
 }
 
 typedef struct burst_end {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "m3train/m3train_int.h"
+#include "tailor/cc.h"
 #include "tailor/rng.h"
 #include "tailor/sizedist.h"
 
@@ -41,37 +42,51 @@ static double log_uni(tl_rng *r, double a, double b) { return exp(uni(r, log(a),
  * T_high), which the evaluation scenarios use. */
 int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err)
 {
-    static const char *const ccs[4] = {"dctcp-rate", "dcqcn", "hpcc", "timely"};
-    const char *cc = o->only_cc ? o->only_cc : ccs[tl_rng_below(r, 4)];
-    snprintf(s->cc, sizeof s->cc, "%s", cc);
+    static const int ccs[4] = {TL_CC_DCTCP_RATE, TL_CC_DCQCN, TL_CC_HPCC, TL_CC_TIMELY};
+    const tl_cc_desc *d =
+        o->only_cc ? tl_cc_lookup(o->only_cc) : tl_cc_lookup_id(ccs[tl_rng_below(r, 4)]);
+    if (!d)
+        return tl_err_set(err, TL_EINVAL, "unknown congestion control '%s'", o->only_cc);
+    snprintf(s->cc, sizeof s->cc, "%s", d->name);
     tl_params *p = &s->p;
-    const char *preset = tl_params_cc_default_preset(cc);
+    const char *preset = d->default_preset;
     int rc = preset ? tl_params_apply_preset(p, preset, err) : 0;
     rc = rc ? rc : tl_params_set(p, "switch.buffer_bytes", round(log_uni(r, 200e3, 4e6)), err);
-    if (!rc && strcmp(cc, "dcqcn")) /* DCQCN stays lossless (as in m3's data) */
+    if (!rc && d->id != TL_CC_DCQCN) /* DCQCN stays lossless (as in m3's data) */
         rc = tl_params_set(p, "switch.pfc", (double)tl_rng_below(r, 2), err);
     if (!rc && o->pfc) /* after the draw, which the other draws follow */
         rc = tl_params_set(p, "switch.pfc", o->pfc == 1, err);
     if (rc)
         return rc;
-    if (!strcmp(cc, "dctcp-rate") || !strcmp(cc, "dctcp")) {
+    /* m3's ranges per CC it trains on (by stable id) */
+    switch (d->id) {
+    case TL_CC_DCTCP_RATE:
+    case TL_CC_DCTCP: {
         double k = round(uni(r, 500, 4000));
         rc = tl_params_set(p, "switch.kmin_bytes_per_gbps", k, err);
         rc = rc ? rc : tl_params_set(p, "switch.kmax_bytes_per_gbps", k, err);
         rc = rc ? rc : tl_params_set(p, "dctcp_rate.window_bytes", round(uni(r, 5e3, 30e3)), err);
-    } else if (!strcmp(cc, "dcqcn")) {
+        break;
+    }
+    case TL_CC_DCQCN: {
         double kmin = round(uni(r, 2000, 5000)), kmax = round(uni(r, 5000, 20000));
         rc = tl_params_set(p, "switch.kmin_bytes_per_gbps", kmin, err);
         rc = rc ? rc : tl_params_set(p, "switch.kmax_bytes_per_gbps", fmax(kmax, kmin), err);
-    } else if (!strcmp(cc, "hpcc")) {
+        break;
+    }
+    case TL_CC_HPCC:
         /* Table 4's η 0.70-0.95 and AI 50 Mb/s-1 Gb/s, widened so that the
          * defaults (η 0.95, AI 50 Mb/s) lie inside rather than at a corner,
          * where trees see few fabrics (docs/m3.md, "HPCC ranges") */
         rc = tl_params_set(p, "hpcc.eta", uni(r, 0.70, 1.0), err);
         rc = rc ? rc : tl_params_set(p, "hpcc.ai_bps", round(log_uni(r, 10e6, 1e9)), err);
-    } else if (!strcmp(cc, "timely")) {
+        break;
+    case TL_CC_TIMELY:
         rc = tl_params_set(p, "timely.t_low_ps", round(uni(r, 40e6, 60e6)), err);
         rc = rc ? rc : tl_params_set(p, "timely.t_high_ps", round(uni(r, 100e6, 500e6)), err);
+        break;
+    default:
+        break;
     }
     return rc;
 }
@@ -81,10 +96,15 @@ int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err
 static int preset_pfc_shift(const char *cc)
 {
     if (!cc) {
-        int a = preset_pfc_shift("dcqcn"), b = preset_pfc_shift("timely"), c = preset_pfc_shift("hpcc");
-        return a > b ? (a > c ? a : c) : (b > c ? b : c);
+        int max = 0;
+        for (size_t i = 0; i < tl_cc_count(); i++) {
+            int shift = preset_pfc_shift(tl_cc_get(i)->name);
+            max = shift > max ? shift : max;
+        }
+        return max;
     }
-    const char *preset = tl_params_cc_default_preset(cc);
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    const char *preset = d ? d->default_preset : NULL;
     tl_params p;
     if (!preset || tl_params_init(&p, NULL))
         return 0;
@@ -101,7 +121,8 @@ void m3_config_tag(const m3_synth_opts *o, char *buf, size_t n)
         snprintf(s, sizeof s, ", pfc shift %d", shift);
     /* HPCC's widened η and AI ranges change its draws: a folder made before
      * them is not extended or reused */
-    int hpcc = !o->only_cc || !strcmp(o->only_cc, "hpcc");
+    const tl_cc_desc *d = o->only_cc ? tl_cc_lookup(o->only_cc) : NULL;
+    int hpcc = !o->only_cc || (d && d->id == TL_CC_HPCC);
     snprintf(buf, n, "%s%s%s", s, o->pfc == 1 ? ", pfc on" : o->pfc == 2 ? ", pfc off" : "",
              hpcc ? ", hpcc ranges 2" : "");
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "parsimon/parsimon_int.h"
+#include "tailor/cc.h"
 #include "tailor/fanout.h"
 #include "tailor/time.h"
 
@@ -68,7 +69,7 @@ tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_f
         return NULL;
     }
     s->t = t, s->r = r, s->f = f, s->p = *p, s->seed = seed;
-    snprintf(s->cc, sizeof s->cc, "%s", cc ? cc : "dctcp");
+    snprintf(s->cc, sizeof s->cc, "%s", cc ? cc : TL_CC_DEFAULT);
     if (o)
         s->o = *o;
     else

@@ -1,13 +1,15 @@
 /* The congestion-control plug-in interface of pktsim (STYLE.md "Plug points").
  * A CC owns a flow's window and pacing rate and sees only tl_cc_io, never the
  * transport's internals; the transport holds no CC logic. One implementation
- * per file exports one const table, registered by name in cc/registry.c. */
+ * per file exports one descriptor (tailor/cc.h: name, id, knobs, presets,
+ * doc) that points at its static ops table; cc/registry.c lists them. */
 #ifndef TAILOR_PKTSIM_CC_H
 #define TAILOR_PKTSIM_CC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tailor/cc.h"
 #include "tailor/err.h"
 #include "tailor/params.h"
 
@@ -44,18 +46,16 @@ typedef struct tl_ack_info {
     int is_nack;          /* a NACK: the receiver saw a gap (a loss) */
 } tl_ack_info;
 
-typedef struct tl_cc_ops {
-    const char *name;   /* registry key: "dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc" */
-    const char *doc;    /* one paragraph for docs/congestion-control.md, with its source */
-    const char *groups; /* the registry groups of its knobs, comma-separated: "dcqcn,switch" */
+/* Name, knobs and properties are the descriptor's (tl_cc_desc); this is the
+ * behaviour. Knobs are read as tl_cc_knobs(&desc, p)[KNOB], KNOB from the
+ * enum beside the CC's knob table. */
+struct tl_cc_ops {
+    const tl_cc_desc *desc; /* its descriptor (name, knob groups, ...), for the engine */
     size_t state_bytes; /* per-flow private state, zeroed by pktsim */
     /* Receivers send CNPs for ECN-marked packets, at most one per flow per
      * dcqcn.min_time_between_cnps (DCQCN's notification point). */
     int uses_cnp;
     int uses_int; /* switches stamp INT records on this CC's data packets */
-    /* A lone flow does not send at its line rate from its first packet (its
-     * window grows from an initial one). */
-    int is_ramp;
     /* Sets the initial window and rate; reads knobs from p. Required. */
     int (*init)(void *st, tl_cc_io *io, const tl_params *p, tl_err *err);
     void (*on_ack)(void *st, tl_cc_io *io, const tl_ack_info *ack); /* required */
@@ -64,15 +64,10 @@ typedef struct tl_cc_ops {
     void (*on_loss)(void *st, tl_cc_io *io); /* a timeout or NACK; optional */
     /* Re-reads the knobs after a run-time change; optional. */
     void (*reconfigure)(void *st, tl_cc_io *io, const tl_params *p);
-} tl_cc_ops;
+};
 
-/* The registered CCs; NULL if name is unknown. */
+/* pktsim's implementation of the CC named name; NULL if the name is unknown
+ * or no engine implements it yet. */
 const tl_cc_ops *tl_cc_find(const char *name);
-
-extern const tl_cc_ops tl_cc_dctcp;
-extern const tl_cc_ops tl_cc_dctcp_rate;
-extern const tl_cc_ops tl_cc_dcqcn;
-extern const tl_cc_ops tl_cc_timely;
-extern const tl_cc_ops tl_cc_hpcc;
 
 #endif

@@ -305,12 +305,12 @@ int ep_start_flows(tl_pktsim *s, int64_t now)
 }
 
 /* Whether the CC reads knob: its group (the part before the dot) is one of
- * the CC's groups. */
+ * the CC's groups (its descriptor's). */
 static int cc_reads(const tl_cc_ops *cc, const char *knob)
 {
     const char *dot = strchr(knob, '.');
     size_t n = dot ? (size_t)(dot - knob) : strlen(knob);
-    for (const char *g = cc->groups; g && *g;) {
+    for (const char *g = cc->desc->groups; g && *g;) {
         const char *end = strchr(g, ',');
         size_t m = end ? (size_t)(end - g) : strlen(g);
         if (m == n && strncmp(g, knob, n) == 0)

@@ -370,7 +370,7 @@ static int build_flows(tl_pktsim *s, tl_err *err)
 /* The plug-ins o names, or an error naming what is available. */
 static int find_plugins(tl_pktsim *s, const tl_pktsim_opts *o, tl_err *err)
 {
-    const char *cc = o && o->cc ? o->cc : "dctcp";
+    const char *cc = o && o->cc ? o->cc : TL_CC_DEFAULT;
     const char *tp = o && o->transport ? o->transport : "gbn";
     const char *lb = o && o->lb ? o->lb : "ecmp";
     s->cc = tl_cc_find(cc);

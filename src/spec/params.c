@@ -1,14 +1,18 @@
 /* The parameter registry (see tailor/params.h). Knobs of the network model
- * shared by all engines live here; each congestion control adds its own table
- * to `tables` below when it lands. Defaults follow the ns-3 HPCC setup that
- * Parsimon and m3 use as ground truth (../shared/notes/parsimon.md §3). */
+ * shared by all engines live here; each congestion control's knobs and
+ * presets live in its own file (src/pktsim/cc/, tailor/cc.h) and are appended
+ * after these in the CC registry's order, so a knob's index is fixed at build
+ * time. Defaults follow the ns-3 HPCC setup that Parsimon and m3 use as ground
+ * truth (../shared/notes/parsimon.md §3). */
 #include "tailor/params.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tailor/cc.h"
 #include "tailor/strutil.h"
 #include "tailor/units.h"
 
@@ -64,214 +68,128 @@ static const tl_param_def pktsim_params[] = {
      "HPCC fork: pause an ingress holding more than the switch's free buffer / 2^s (s one "
      "lower per doubling of the port's rate over the host links'; the fork uses 3), resume "
      "3 KB below that."},
-    {"dctcp.g", TL_UNIT_FRAC, 0.0625, 1e-6, 1, 0, TL_DIR_UP_DELAY,
-     "EWMA gain of the marked fraction alpha (RFC 8257: 1/16)."},
-    {"dctcp.initial_alpha", TL_UNIT_FRAC, 1, 0, 1, 0, TL_DIR_UP_DELAY,
-     "Alpha before any feedback (RFC 8257: 1)."},
-    {"dctcp.initial_window_pkts", TL_UNIT_NONE, 10, 1, 1e6, 1, TL_DIR_UP_THROUGHPUT,
-     "Initial congestion window in packets (RFC 6928: 10)."},
-    {"dctcp_rate.g", TL_UNIT_FRAC, 0.0625, 1e-6, 1, 0, TL_DIR_UP_DELAY,
-     "EWMA gain of alpha in the HPCC code's rate-based DCTCP (EWMA_GAIN 1/16)."},
-    {"dctcp_rate.ai_bps", TL_UNIT_BPS, 615e6, 0, 1e12, 0, TL_DIR_UP_THROUGHPUT,
-     "Rate added per batch outside recovery (DCTCP_RATE_AI 615 Mb/s)."},
-    {"dctcp_rate.min_rate_bps", TL_UNIT_BPS, 1e9, 1e3, 1e12, 0, TL_DIR_UP_THROUGHPUT,
-     "Floor of the rate cuts (MIN_RATE 1 Gb/s)."},
-    {"dctcp_rate.window_bytes", TL_UNIT_BYTES, 18000, 1000, 1e10, 1, TL_DIR_UP_THROUGHPUT,
-     "Window at line rate, scaled by rate / line rate (FIXED_WIN 18 KB = 10 Gb/s x 14.4 us)."},
 };
 
-/* RDMA congestion controls. DCQCN (Zhu et al. SIGCOMM'15) with NVIDIA's
- * knob names and defaults (DOCA "DCQCN CC parameters"; ../shared/notes/
- * topobench_paraleon.md §B4); TIMELY (Mittal et al. SIGCOMM'15) and HPCC
- * (Li et al. SIGCOMM'19) with the ns-3 HPCC fork's defaults. */
-static const tl_param_def rdma_params[] = {
-    {"dcqcn.ai_rate_bps", TL_UNIT_BPS, 5e6, 1e5, 1e11, 0, TL_DIR_UP_THROUGHPUT,
-     "Additive increase of the target rate per increase event (NVIDIA rpg_ai_rate: 5 Mb/s)."},
-    {"dcqcn.hai_rate_bps", TL_UNIT_BPS, 50e6, 1e5, 1e11, 0, TL_DIR_UP_THROUGHPUT,
-     "Hyper-increase step of the target rate (NVIDIA rpg_hai_rate: 50 Mb/s)."},
-    {"dcqcn.rate_reduce_monitor_period_ps", TL_UNIT_PS, 4e6, 0, 1e10, 0, TL_DIR_UP_THROUGHPUT,
-     "The reaction point cuts its rate at most once per this period (NVIDIA: 4 us)."},
-    {"dcqcn.min_time_between_cnps_ps", TL_UNIT_PS, 4e6, 0, 1e10, 0, TL_DIR_UP_THROUGHPUT,
-     "The notification point sends at most one CNP per flow per this period (NVIDIA: 4 us)."},
-    {"dcqcn.rpg_time_reset_ps", TL_UNIT_PS, 300e6, 1e6, 1e11, 0, TL_DIR_UP_DELAY,
-     "Rate-increase timer: one increase event per period without a cut (NVIDIA: 300 us)."},
-    {"dcqcn.rpg_byte_reset_bytes", TL_UNIT_BYTES, 32767, 1, 1e12, 1, TL_DIR_UP_DELAY,
-     "Byte counter: one increase event per this many bytes sent without a cut (NVIDIA: 32767)."},
-    {"dcqcn.rpg_threshold", TL_UNIT_NONE, 1, 1, 31, 1, TL_DIR_UP_DELAY,
-     "Increase events spent in fast recovery before additive increase (NVIDIA: 1)."},
-    {"dcqcn.rpg_gd", TL_UNIT_NONE, 11, 1, 15, 1, TL_DIR_UP_THROUGHPUT,
-     "A cut multiplies the rate by 1 - alpha x 2^(10 - gd): gd 11 halves it at alpha 1 (NVIDIA: "
-     "11)."},
-    {"dcqcn.rpg_min_dec_fac_pct", TL_UNIT_NONE, 50, 1, 100, 0, TL_DIR_UP_THROUGHPUT,
-     "A cut keeps at least this percentage of the rate (NVIDIA: 50)."},
-    {"dcqcn.rpg_min_rate_bps", TL_UNIT_BPS, 1e6, 1e3, 1e12, 0, TL_DIR_UP_THROUGHPUT,
-     "Floor of the current rate (NVIDIA: 1 Mb/s)."},
-    {"dcqcn.rate_to_set_on_first_cnp_bps", TL_UNIT_BPS, 0, 0, 1e12, 0, TL_DIR_UP_THROUGHPUT,
-     "Rate a flow drops to at its first CNP; 0 keeps the rate and applies the normal cut (NVIDIA: "
-     "0)."},
-    {"dcqcn.dce_tcp_g", TL_UNIT_NONE, 1019, 1, 1023, 1, TL_DIR_UP_THROUGHPUT,
-     "Alpha's EWMA weight in 1/1024: alpha <- (g/1024) alpha + (1 - g/1024) [CNP seen] once per "
-     "alpha period (NVIDIA: 1019)."},
-    {"dcqcn.dce_tcp_rtt_ps", TL_UNIT_PS, 1e6, 1e3, 1e10, 0, TL_DIR_NEUTRAL,
-     "Alpha update period (NVIDIA dce_tcp_rtt: 1 us)."},
-    {"dcqcn.initial_alpha_value", TL_UNIT_NONE, 1023, 0, 1023, 1, TL_DIR_UP_DELAY,
-     "Alpha of a new flow, in 1/1024 (NVIDIA: 1023)."},
-    {"dcqcn.clamp_tgt_rate", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_UP_DELAY,
-     "On every cut, set the target rate to the current rate (NVIDIA: false)."},
-    {"dcqcn.clamp_tgt_rate_after_time_inc", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_UP_DELAY,
-     "On a cut, set the target rate to the current rate if a timer increase happened since the "
-     "last cut (NVIDIA: true)."},
-    {"timely.t_low_ps", TL_UNIT_PS, 50e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
-     "Below this RTT the rate grows additively whatever the gradient (TIMELY: 50 us)."},
-    {"timely.t_high_ps", TL_UNIT_PS, 500e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
-     "Above this RTT the rate is cut by beta x (1 - t_high / rtt) (TIMELY: 500 us)."},
-    {"timely.delta_bps", TL_UNIT_BPS, 10e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
-     "Additive increase step (TIMELY: 10 Mb/s)."},
-    {"timely.beta", TL_UNIT_FRAC, 0.8, 0, 1, 0, TL_DIR_UP_DELAY,
-     "Multiplicative decrease factor (TIMELY: 0.8)."},
-    {"timely.ewma_alpha", TL_UNIT_FRAC, 0.875, 0, 1, 0, TL_DIR_UP_DELAY,
-     "Weight of a new RTT difference in the gradient's EWMA (ns-3 HPCC fork TimelyAlpha: 0.875)."},
-    {"timely.min_rtt_ps", TL_UNIT_PS, 20e6, 1e3, 1e11, 0, TL_DIR_NEUTRAL,
-     "Normalizes the RTT gradient (TIMELY: 20 us)."},
-    {"timely.hai_n", TL_UNIT_NONE, 5, 1, 1000, 1, TL_DIR_UP_DELAY,
-     "After this many consecutive negative gradients, increase by n x delta (TIMELY: 5)."},
-    {"hpcc.eta", TL_UNIT_FRAC, 0.95, 0.05, 1, 0, TL_DIR_UP_THROUGHPUT,
-     "Target utilization of the most utilized hop (HPCC: 0.95)."},
-    {"hpcc.max_stage", TL_UNIT_NONE, 5, 0, 1000, 1, TL_DIR_UP_THROUGHPUT,
-     "Additive-increase rounds before a multiplicative adjustment (HPCC maxStage: 5)."},
-    {"hpcc.ai_bps", TL_UNIT_BPS, 50e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
-     "Additive increase W_AI, as a rate (W_AI = ai x base RTT; ns-3 HPCC fork RATE_AI order: 50 "
-     "Mb/s)."},
-};
-
+/* The network's tables; the CCs' follow (tl_cc_get(i)->knobs). */
 static const struct {
     const tl_param_def *defs;
     size_t n;
 } tables[] = {
     {net_params, sizeof net_params / sizeof *net_params},
     {pktsim_params, sizeof pktsim_params / sizeof *pktsim_params},
-    {rdma_params, sizeof rdma_params / sizeof *rdma_params},
 };
+#define N_FIXED (sizeof tables / sizeof *tables)
 
-/* ---- presets: named sets of values applied over the defaults ---- */
+/* The t-th table of the registry: the fixed ones, then one per CC. */
+static const tl_param_def *table_at(size_t t, size_t *n)
+{
+    if (t < N_FIXED) {
+        *n = tables[t].n;
+        return tables[t].defs;
+    }
+    const tl_cc_desc *d = tl_cc_get(t - N_FIXED);
+    *n = d->n_knobs;
+    return d->knobs;
+}
 
-typedef struct preset_kv {
-    const char *name;
-    double value;
-} preset_kv;
+static size_t n_tables(void) { return N_FIXED + tl_cc_count(); }
 
-typedef struct preset {
-    const char *name, *doc;
-    const preset_kv *kv;
-    size_t n;
-} preset;
+/* ---- presets: named sets of values, declared by the CCs ---- */
 
-/* DCQCN as NVIDIA ships it, on a lossless fabric; the switch thresholds are
- * the HPCC fork's dcqcn preset (100 Gb/s: Kmin 400 KB, Kmax 1600 KB, Pmax 0.2,
- * i.e. 4 and 16 KB per Gb/s). */
-static const preset_kv dcqcn_default_kv[] = {
-    {"switch.pfc", 1},
-    {"switch.pfc_shift", 3},
-    {"switch.kmin_bytes_per_gbps", 4000},
-    {"switch.kmax_bytes_per_gbps", 16000},
-    {"switch.pmax", 0.2},
-};
-/* PARALEON's "expert" setting (paraleon.txt Table I): ai 50 Mb/s, hai 150 Mb/s,
- * rate_reduce_monitor_period 80 us, min_time_between_cnps 96 us, Kmin 1600 KB,
- * Kmax 6400 KB, Pmax 0.2; the thresholds are taken at the 100 Gb/s links of
- * the paper's ns-3 setup, i.e. 16 and 64 KB per Gb/s (docs/congestion-control.md). */
-static const preset_kv dcqcn_expert_kv[] = {
-    {"switch.pfc", 1},
-    {"switch.pfc_shift", 3},
-    {"switch.kmin_bytes_per_gbps", 16000},
-    {"switch.kmax_bytes_per_gbps", 64000},
-    {"switch.pmax", 0.2},
-    {"dcqcn.ai_rate_bps", 50e6},
-    {"dcqcn.hai_rate_bps", 150e6},
-    {"dcqcn.rate_reduce_monitor_period_ps", 80e6},
-    {"dcqcn.min_time_between_cnps_ps", 96e6},
-};
-/* The lossless presets take the HPCC fork's dynamic PFC thresholds (1/8 of
- * the free buffer at the NIC rate), as ns-3 runs them: a fixed 100 KB XOFF
- * pauses far earlier and spreads PAUSE storms ns-3 does not show (docs/pktsim.md). */
-static const preset_kv lossless_kv[] = {{"switch.pfc", 1}, {"switch.pfc_shift", 3}};
+static const tl_preset *preset_at(size_t i)
+{
+    for (size_t c = 0; c < tl_cc_count(); c++) {
+        const tl_cc_desc *d = tl_cc_get(c);
+        if (i < d->n_presets)
+            return &d->presets[i];
+        i -= d->n_presets;
+    }
+    return NULL;
+}
 
-static const preset presets[] = {
-    {"dcqcn.nvidia-default", "DCQCN with NVIDIA's defaults, PFC on (dynamic thresholds, pfc_shift 3; the default for cc dcqcn)",
-     dcqcn_default_kv, sizeof dcqcn_default_kv / sizeof *dcqcn_default_kv},
-    {"dcqcn.expert", "DCQCN as tuned by PARALEON's network experts (paraleon.txt Table I; PFC, pfc_shift 3)",
-     dcqcn_expert_kv, sizeof dcqcn_expert_kv / sizeof *dcqcn_expert_kv},
-    {"timely.default", "TIMELY on a lossless fabric (PFC with pfc_shift 3; the default for cc timely)", lossless_kv,
-     sizeof lossless_kv / sizeof *lossless_kv},
-    {"hpcc.default", "HPCC on a lossless fabric (PFC with pfc_shift 3; the default for cc hpcc)", lossless_kv,
-     sizeof lossless_kv / sizeof *lossless_kv},
-};
+size_t tl_params_n_presets(void)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < tl_cc_count(); c++)
+        n += tl_cc_get(c)->n_presets;
+    return n;
+}
 
-size_t tl_params_n_presets(void) { return sizeof presets / sizeof *presets; }
-const char *tl_params_preset_name(size_t i) { return presets[i].name; }
-const char *tl_params_preset_doc(size_t i) { return presets[i].doc; }
+const char *tl_params_preset_name(size_t i) { return preset_at(i)->name; }
+const char *tl_params_preset_doc(size_t i) { return preset_at(i)->doc; }
 
 int tl_params_apply_preset(tl_params *p, const char *name, tl_err *err)
 {
-    for (size_t i = 0; i < sizeof presets / sizeof *presets; i++) {
-        if (strcmp(presets[i].name, name) != 0)
+    size_t n = tl_params_n_presets();
+    for (size_t i = 0; i < n; i++) {
+        const tl_preset *ps = preset_at(i);
+        if (strcmp(ps->name, name) != 0)
             continue;
-        for (size_t k = 0; k < presets[i].n; k++) {
-            int rc = tl_params_set(p, presets[i].kv[k].name, presets[i].kv[k].value, err);
+        for (size_t k = 0; k < ps->n_values; k++) {
+            int rc = tl_params_set(p, ps->values[k].name, ps->values[k].value, err);
             if (rc)
                 return rc;
         }
         return 0;
     }
     const char *names[16];
-    size_t n = sizeof presets / sizeof *presets;
     for (size_t i = 0; i < n && i < 16; i++)
-        names[i] = presets[i].name;
+        names[i] = preset_at(i)->name;
     const char *sug = tl_suggest(name, names, n < 16 ? n : 16);
     char list[400] = "";
     for (size_t i = 0; i < n; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                 presets[i].name);
+                 preset_at(i)->name);
     return tl_err_set(err, TL_EPARSE, "unknown preset '%s'%s%s%s; presets: %s", name,
                       sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "", list);
 }
 
-const char *tl_params_cc_default_preset(const char *cc)
-{
-    if (strcmp(cc, "dcqcn") == 0)
-        return "dcqcn.nvidia-default";
-    if (strcmp(cc, "timely") == 0)
-        return "timely.default";
-    if (strcmp(cc, "hpcc") == 0)
-        return "hpcc.default";
-    return NULL;
-}
-
 size_t tl_params_count(void)
 {
-    size_t n = 0;
-    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
-        n += tables[t].n;
+    size_t n = 0, m;
+    for (size_t t = 0; t < n_tables(); t++) {
+        table_at(t, &m);
+        n += m;
+    }
     return n;
 }
 
 const tl_param_def *tl_params_def(size_t i)
 {
-    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
-        if (i < tables[t].n)
-            return &tables[t].defs[i];
-        i -= tables[t].n;
+    size_t m;
+    for (size_t t = 0; t < n_tables(); t++) {
+        const tl_param_def *defs = table_at(t, &m);
+        if (i < m)
+            return &defs[i];
+        i -= m;
     }
     return NULL;
 }
 
 int tl_params_find(const char *name)
 {
-    size_t n = tl_params_count();
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(tl_params_def(i)->name, name) == 0)
-            return (int)i;
+    size_t base = 0, m;
+    for (size_t t = 0; t < n_tables(); t++) {
+        const tl_param_def *defs = table_at(t, &m);
+        for (size_t k = 0; k < m; k++)
+            if (strcmp(defs[k].name, name) == 0)
+                return (int)(base + k);
+        base += m;
+    }
     return -1;
+}
+
+const double *tl_params_table(const tl_params *p, const tl_param_def *table)
+{
+    size_t base = 0, m;
+    for (size_t t = 0; t < n_tables(); t++) {
+        const tl_param_def *defs = table_at(t, &m);
+        if (defs == table)
+            return p->v + base;
+        base += m;
+    }
+    assert(!"tl_params_table: table not registered");
+    return NULL;
 }
 
 const char *tl_params_suggest(const char *name)

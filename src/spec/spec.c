@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tailor/cc.h"
 #include "tailor/fileio.h"
 #include "tailor/jsonerr.h"
 #include "tailor/strutil.h"
 #include "tailor/time.h"
 #include "tailor/units.h"
 
-const char *const tl_cc_names[] = {"dctcp", "dctcp-rate", "dcqcn", "timely", "hpcc", "uno", NULL};
 const char *const tl_engine_names[] = {"pktsim", "flowsim", "parsimon", "m3", NULL};
 
 static const char default_json[] =
@@ -669,25 +669,23 @@ static int parse_workload(ctx *c, json_t *o, tl_workload_spec *w)
 static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
 {
     const char *P = "transport";
-    snprintf(sc->cc, sizeof sc->cc, "dctcp");
+    snprintf(sc->cc, sizeof sc->cc, "%s", TL_CC_DEFAULT);
     int rc = get_str(c, o, P, "cc", sc->cc, sizeof sc->cc, 0);
     OPT(rc);
-    size_t k;
-    for (k = 0; tl_cc_names[k] && strcmp(tl_cc_names[k], sc->cc) != 0; k++)
-        ;
-    if (!tl_cc_names[k]) {
-        const char *s = tl_suggest(sc->cc, tl_cc_names, count_names(tl_cc_names));
+    const tl_cc_desc *cc = tl_cc_lookup(sc->cc);
+    if (!cc) {
+        const char *s = tl_cc_suggest(sc->cc);
+        char known[256];
+        tl_cc_names(known, sizeof known, ", ", ", ", 0);
         return fail(c, "transport.cc", TL_EPARSE,
-                    "unknown congestion control \"%s\"%s%s%s; known: dctcp, dctcp-rate, dcqcn, "
-                    "timely, hpcc, uno",
-                    sc->cc, s ? " (did you mean \"" : "", s ? s : "", s ? "\"?)" : "");
+                    "unknown congestion control \"%s\"%s%s%s; known: %s", sc->cc,
+                    s ? " (did you mean \"" : "", s ? s : "", s ? "\"?)" : "", known);
     }
     /* The CC's own starting point (PFC on for the RDMA CCs), then a named
      * preset, then the explicit knobs, each over the one before. */
     tl_err inner;
     tl_err_clear(&inner);
-    const char *def = tl_params_cc_default_preset(sc->cc);
-    if (def && tl_params_apply_preset(&sc->params, def, &inner) != 0)
+    if (cc->default_preset && tl_params_apply_preset(&sc->params, cc->default_preset, &inner) != 0)
         return fail(c, "transport.cc", inner.code, "%s", inner.msg);
     char preset[64];
     rc = get_str(c, o, P, "preset", preset, sizeof preset, 0);
@@ -828,7 +826,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
         if ((rc = parse_transport(&c, o, sc)))
             goto out;
     } else {
-        snprintf(sc->cc, sizeof sc->cc, "dctcp");
+        snprintf(sc->cc, sizeof sc->cc, "%s", TL_CC_DEFAULT);
     }
     o = get_obj(&c, root, "", "engine", 0, &rc);
     if (rc)

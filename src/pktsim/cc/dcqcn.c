@@ -21,6 +21,117 @@
 
 #include "../cc.h"
 
+extern const tl_cc_desc tl_cc_dcqcn;
+
+/* ---- knobs (transport.dcqcn.*; indices into tl_cc_knobs), NVIDIA's names
+ * and defaults (DOCA "DCQCN CC parameters"; ../shared/notes/
+ * topobench_paraleon.md §B4). min_time_between_cnps is the notification
+ * point's, read by the engine. ---- */
+enum {
+    AI_RATE_BPS,
+    HAI_RATE_BPS,
+    RATE_REDUCE_MONITOR_PERIOD_PS,
+    MIN_TIME_BETWEEN_CNPS_PS,
+    RPG_TIME_RESET_PS,
+    RPG_BYTE_RESET_BYTES,
+    RPG_THRESHOLD,
+    RPG_GD,
+    RPG_MIN_DEC_FAC_PCT,
+    RPG_MIN_RATE_BPS,
+    RATE_TO_SET_ON_FIRST_CNP_BPS,
+    DCE_TCP_G,
+    DCE_TCP_RTT_PS,
+    INITIAL_ALPHA_VALUE,
+    CLAMP_TGT_RATE,
+    CLAMP_TGT_RATE_AFTER_TIME_INC,
+    N_KNOBS
+};
+static const tl_param_def knobs[N_KNOBS] = {
+    [AI_RATE_BPS] =
+        {"dcqcn.ai_rate_bps", TL_UNIT_BPS, 5e6, 1e5, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+         "Additive increase of the target rate per increase event (NVIDIA rpg_ai_rate: 5 Mb/s)."},
+    [HAI_RATE_BPS] = {"dcqcn.hai_rate_bps", TL_UNIT_BPS, 50e6, 1e5, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+                      "Hyper-increase step of the target rate (NVIDIA rpg_hai_rate: 50 Mb/s)."},
+    [RATE_REDUCE_MONITOR_PERIOD_PS] =
+        {"dcqcn.rate_reduce_monitor_period_ps", TL_UNIT_PS, 4e6, 0, 1e10, 0, TL_DIR_UP_THROUGHPUT,
+         "The reaction point cuts its rate at most once per this period (NVIDIA: 4 us)."},
+    [MIN_TIME_BETWEEN_CNPS_PS] =
+        {"dcqcn.min_time_between_cnps_ps", TL_UNIT_PS, 4e6, 0, 1e10, 0, TL_DIR_UP_THROUGHPUT,
+         "The notification point sends at most one CNP per flow per this period (NVIDIA: 4 us)."},
+    [RPG_TIME_RESET_PS] =
+        {"dcqcn.rpg_time_reset_ps", TL_UNIT_PS, 300e6, 1e6, 1e11, 0, TL_DIR_UP_DELAY,
+         "Rate-increase timer: one increase event per period without a cut (NVIDIA: 300 us)."},
+    [RPG_BYTE_RESET_BYTES] = {"dcqcn.rpg_byte_reset_bytes", TL_UNIT_BYTES, 32767, 1, 1e12, 1,
+                              TL_DIR_UP_DELAY,
+                              "Byte counter: one increase event per this many bytes sent without a "
+                              "cut (NVIDIA: 32767)."},
+    [RPG_THRESHOLD] =
+        {"dcqcn.rpg_threshold", TL_UNIT_NONE, 1, 1, 31, 1, TL_DIR_UP_DELAY,
+         "Increase events spent in fast recovery before additive increase (NVIDIA: 1)."},
+    [RPG_GD] = {"dcqcn.rpg_gd", TL_UNIT_NONE, 11, 1, 15, 1, TL_DIR_UP_THROUGHPUT,
+                "A cut multiplies the rate by 1 - alpha x 2^(10 - gd): gd 11 halves it at alpha 1 "
+                "(NVIDIA: 11)."},
+    [RPG_MIN_DEC_FAC_PCT] = {"dcqcn.rpg_min_dec_fac_pct", TL_UNIT_NONE, 50, 1, 100, 0,
+                             TL_DIR_UP_THROUGHPUT,
+                             "A cut keeps at least this percentage of the rate (NVIDIA: 50)."},
+    [RPG_MIN_RATE_BPS] = {"dcqcn.rpg_min_rate_bps", TL_UNIT_BPS, 1e6, 1e3, 1e12, 0,
+                          TL_DIR_UP_THROUGHPUT, "Floor of the current rate (NVIDIA: 1 Mb/s)."},
+    [RATE_TO_SET_ON_FIRST_CNP_BPS] = {"dcqcn.rate_to_set_on_first_cnp_bps", TL_UNIT_BPS, 0, 0, 1e12,
+                                      0, TL_DIR_UP_THROUGHPUT,
+                                      "Rate a flow drops to at its first CNP; 0 keeps the rate and "
+                                      "applies the normal cut (NVIDIA: 0)."},
+    [DCE_TCP_G] = {"dcqcn.dce_tcp_g", TL_UNIT_NONE, 1019, 1, 1023, 1, TL_DIR_UP_THROUGHPUT,
+                   "Alpha's EWMA weight in 1/1024: alpha <- (g/1024) alpha + (1 - g/1024) [CNP "
+                   "seen] once per alpha period (NVIDIA: 1019)."},
+    [DCE_TCP_RTT_PS] = {"dcqcn.dce_tcp_rtt_ps", TL_UNIT_PS, 1e6, 1e3, 1e10, 0, TL_DIR_NEUTRAL,
+                        "Alpha update period (NVIDIA dce_tcp_rtt: 1 us)."},
+    [INITIAL_ALPHA_VALUE] = {"dcqcn.initial_alpha_value", TL_UNIT_NONE, 1023, 0, 1023, 1,
+                             TL_DIR_UP_DELAY, "Alpha of a new flow, in 1/1024 (NVIDIA: 1023)."},
+    [CLAMP_TGT_RATE] = {"dcqcn.clamp_tgt_rate", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_UP_DELAY,
+                        "On every cut, set the target rate to the current rate (NVIDIA: false)."},
+    [CLAMP_TGT_RATE_AFTER_TIME_INC] =
+        {"dcqcn.clamp_tgt_rate_after_time_inc", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_UP_DELAY,
+         "On a cut, set the target rate to the current rate if a timer increase happened since the "
+         "last cut (NVIDIA: true)."},
+};
+
+/* ---- presets ---- */
+
+/* DCQCN as NVIDIA ships it, on a lossless fabric; the switch thresholds are
+ * the HPCC fork's dcqcn preset (100 Gb/s: Kmin 400 KB, Kmax 1600 KB, Pmax 0.2,
+ * i.e. 4 and 16 KB per Gb/s). */
+static const tl_param_value nvidia_default[] = {
+    {"switch.pfc", 1},
+    {"switch.pfc_shift", 3},
+    {"switch.kmin_bytes_per_gbps", 4000},
+    {"switch.kmax_bytes_per_gbps", 16000},
+    {"switch.pmax", 0.2},
+};
+/* PARALEON's "expert" setting (paraleon.txt Table I): ai 50 Mb/s, hai 150 Mb/s,
+ * rate_reduce_monitor_period 80 us, min_time_between_cnps 96 us, Kmin 1600 KB,
+ * Kmax 6400 KB, Pmax 0.2; the thresholds are taken at the 100 Gb/s links of
+ * the paper's ns-3 setup, i.e. 16 and 64 KB per Gb/s (docs/congestion-control.md). */
+static const tl_param_value expert[] = {
+    {"switch.pfc", 1},
+    {"switch.pfc_shift", 3},
+    {"switch.kmin_bytes_per_gbps", 16000},
+    {"switch.kmax_bytes_per_gbps", 64000},
+    {"switch.pmax", 0.2},
+    {"dcqcn.ai_rate_bps", 50e6},
+    {"dcqcn.hai_rate_bps", 150e6},
+    {"dcqcn.rate_reduce_monitor_period_ps", 80e6},
+    {"dcqcn.min_time_between_cnps_ps", 96e6},
+};
+static const tl_preset presets[] = {
+    {"dcqcn.nvidia-default",
+     "DCQCN with NVIDIA's defaults, PFC on (dynamic thresholds, pfc_shift 3; the default for cc "
+     "dcqcn)",
+     nvidia_default, sizeof nvidia_default / sizeof *nvidia_default},
+    {"dcqcn.expert",
+     "DCQCN as tuned by PARALEON's network experts (paraleon.txt Table I; PFC, pfc_shift 3)",
+     expert, sizeof expert / sizeof *expert},
+};
+
 typedef struct dcqcn {
     double rc_bps, rt_bps, alpha;
     int64_t alpha_t0_ps, last_cut_ps, next_inc_ps;
@@ -37,20 +148,21 @@ typedef struct dcqcn {
 
 static void read_knobs(dcqcn *st, const tl_params *p)
 {
-    st->ai_bps = tl_params_get(p, "dcqcn.ai_rate_bps");
-    st->hai_bps = tl_params_get(p, "dcqcn.hai_rate_bps");
-    st->min_bps = tl_params_get(p, "dcqcn.rpg_min_rate_bps");
-    st->min_dec = tl_params_get(p, "dcqcn.rpg_min_dec_fac_pct") / 100.0;
-    st->cut_scale = ldexp(1.0, 10 - (int)tl_params_get(p, "dcqcn.rpg_gd"));
-    st->g = tl_params_get(p, "dcqcn.dce_tcp_g") / 1024.0;
-    st->first_cnp_bps = tl_params_get(p, "dcqcn.rate_to_set_on_first_cnp_bps");
-    st->monitor_ps = (int64_t)tl_params_get(p, "dcqcn.rate_reduce_monitor_period_ps");
-    st->time_reset_ps = (int64_t)tl_params_get(p, "dcqcn.rpg_time_reset_ps");
-    st->alpha_period_ps = (int64_t)tl_params_get(p, "dcqcn.dce_tcp_rtt_ps");
-    st->byte_reset = (uint64_t)tl_params_get(p, "dcqcn.rpg_byte_reset_bytes");
-    st->threshold = (uint32_t)tl_params_get(p, "dcqcn.rpg_threshold");
-    st->is_clamp = tl_params_get(p, "dcqcn.clamp_tgt_rate") != 0;
-    st->is_clamp_after_time_inc = tl_params_get(p, "dcqcn.clamp_tgt_rate_after_time_inc") != 0;
+    const double *k = tl_cc_knobs(&tl_cc_dcqcn, p);
+    st->ai_bps = k[AI_RATE_BPS];
+    st->hai_bps = k[HAI_RATE_BPS];
+    st->min_bps = k[RPG_MIN_RATE_BPS];
+    st->min_dec = k[RPG_MIN_DEC_FAC_PCT] / 100.0;
+    st->cut_scale = ldexp(1.0, 10 - (int)k[RPG_GD]);
+    st->g = k[DCE_TCP_G] / 1024.0;
+    st->first_cnp_bps = k[RATE_TO_SET_ON_FIRST_CNP_BPS];
+    st->monitor_ps = (int64_t)k[RATE_REDUCE_MONITOR_PERIOD_PS];
+    st->time_reset_ps = (int64_t)k[RPG_TIME_RESET_PS];
+    st->alpha_period_ps = (int64_t)k[DCE_TCP_RTT_PS];
+    st->byte_reset = (uint64_t)k[RPG_BYTE_RESET_BYTES];
+    st->threshold = (uint32_t)k[RPG_THRESHOLD];
+    st->is_clamp = k[CLAMP_TGT_RATE] != 0;
+    st->is_clamp_after_time_inc = k[CLAMP_TGT_RATE_AFTER_TIME_INC] != 0;
 }
 
 static void publish(dcqcn *st, tl_cc_io *io)
@@ -80,7 +192,7 @@ static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
 {
     dcqcn *st = vst;
     read_knobs(st, p);
-    st->alpha = tl_params_get(p, "dcqcn.initial_alpha_value") / 1024.0;
+    st->alpha = tl_cc_knobs(&tl_cc_dcqcn, p)[INITIAL_ALPHA_VALUE] / 1024.0;
     st->rc_bps = st->rt_bps = (double)io->line_bps;
     st->alpha_t0_ps = io->now_ps;
     st->last_cut_ps = INT64_MIN / 2;
@@ -163,10 +275,8 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
     publish(st, io);
 }
 
-const tl_cc_ops tl_cc_dcqcn = {
-    .name = "dcqcn",
-    .doc = "DCQCN (Zhu et al. SIGCOMM'15) with NVIDIA's knob names and defaults. Congestion point: switches mark with RED between Kmin and Kmax up to Pmax (the switch.* knobs; the dcqcn presets set them). Notification point: the receiver sends a CNP for a marked packet, at most one per flow per min_time_between_cnps. Reaction point: on a CNP, at most once per rate_reduce_monitor_period, the target rate is clamped to the current one (clamp_tgt_rate, or after a timer increase with clamp_tgt_rate_after_time_inc) and the current rate is cut to max(min_rate, rate x max(1 - alpha 2^(10-rpg_gd), rpg_min_dec_fac)); a flow's first CNP may instead set rate_to_set_on_first_cnp. Alpha moves once per dce_tcp_rtt by weight dce_tcp_g/1024 towards 1 if a CNP came in the period, else towards 0. Increase events come from a timer (rpg_time_reset) and a byte counter (rpg_byte_reset, on acknowledged bytes): fast recovery while both counters are below rpg_threshold (rate halfway to the target), hyper increase when both exceed it (target + i hai_rate), additive increase otherwise (target + ai_rate). No window; PFC on by default (preset dcqcn.nvidia-default).",
-    .groups = "dcqcn,switch",
+static const tl_cc_ops ops = {
+    .desc = &tl_cc_dcqcn,
     .state_bytes = sizeof(dcqcn),
     .uses_cnp = 1,
     .init = init,
@@ -174,4 +284,22 @@ const tl_cc_ops tl_cc_dcqcn = {
     .on_timer = on_timer,
     .on_cnp = on_cnp,
     .reconfigure = reconfigure,
+};
+
+const tl_cc_desc tl_cc_dcqcn = {
+    .name = "dcqcn",
+    .id = TL_CC_DCQCN,
+    .doc = "DCQCN (Zhu et al. SIGCOMM'15) with NVIDIA's knob names and defaults. Congestion point: switches mark with RED between Kmin and Kmax up to Pmax (the switch.* knobs; the dcqcn presets set them). Notification point: the receiver sends a CNP for a marked packet, at most one per flow per min_time_between_cnps. Reaction point: on a CNP, at most once per rate_reduce_monitor_period, the target rate is clamped to the current one (clamp_tgt_rate, or after a timer increase with clamp_tgt_rate_after_time_inc) and the current rate is cut to max(min_rate, rate x max(1 - alpha 2^(10-rpg_gd), rpg_min_dec_fac)); a flow's first CNP may instead set rate_to_set_on_first_cnp. Alpha moves once per dce_tcp_rtt by weight dce_tcp_g/1024 towards 1 if a CNP came in the period, else towards 0. Increase events come from a timer (rpg_time_reset) and a byte counter (rpg_byte_reset, on acknowledged bytes): fast recovery while both counters are below rpg_threshold (rate halfway to the target), hyper increase when both exceed it (target + i hai_rate), additive increase otherwise (target + ai_rate). No window; PFC on by default (preset dcqcn.nvidia-default).",
+    .groups = "dcqcn,switch",
+    .knobs = knobs,
+    .n_knobs = N_KNOBS,
+    .presets = presets,
+    .n_presets = sizeof presets / sizeof *presets,
+    .default_preset = "dcqcn.nvidia-default",
+    .window_knob = -1,
+    .queue = TL_CC_QUEUE_KMIN_KMAX,
+    .delay_knob = -1,
+    .model_knobs = {-1, -1},
+    .m3_schema = 7, /* DCQCN's queue term */
+    .ops = &ops,
 };

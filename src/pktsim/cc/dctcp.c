@@ -6,6 +6,20 @@
 
 #include "../cc.h"
 
+extern const tl_cc_desc tl_cc_dctcp;
+
+/* ---- knobs (transport.dctcp.*; indices into tl_cc_knobs) ---- */
+enum { G, INITIAL_ALPHA, INITIAL_WINDOW_PKTS, N_KNOBS };
+static const tl_param_def knobs[N_KNOBS] = {
+    [G] = {"dctcp.g", TL_UNIT_FRAC, 0.0625, 1e-6, 1, 0, TL_DIR_UP_DELAY,
+           "EWMA gain of the marked fraction alpha (RFC 8257: 1/16)."},
+    [INITIAL_ALPHA] = {"dctcp.initial_alpha", TL_UNIT_FRAC, 1, 0, 1, 0, TL_DIR_UP_DELAY,
+                       "Alpha before any feedback (RFC 8257: 1)."},
+    [INITIAL_WINDOW_PKTS] = {"dctcp.initial_window_pkts", TL_UNIT_NONE, 10, 1, 1e6, 1,
+                             TL_DIR_UP_THROUGHPUT,
+                             "Initial congestion window in packets (RFC 6928: 10)."},
+};
+
 typedef struct dctcp {
     double alpha, g;
     uint64_t ssthresh;
@@ -18,9 +32,10 @@ typedef struct dctcp {
 static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
 {
     dctcp *st = vst;
-    st->g = tl_params_get(p, "dctcp.g");
-    st->alpha = tl_params_get(p, "dctcp.initial_alpha");
-    io->cwnd_bytes = (uint64_t)tl_params_get(p, "dctcp.initial_window_pkts") * io->mss_bytes;
+    const double *k = tl_cc_knobs(&tl_cc_dctcp, p);
+    st->g = k[G];
+    st->alpha = k[INITIAL_ALPHA];
+    io->cwnd_bytes = (uint64_t)k[INITIAL_WINDOW_PKTS] * io->mss_bytes;
     io->rate_bps = 0;
     st->ssthresh = UINT64_MAX;
     st->win_end = io->cwnd_bytes;
@@ -67,17 +82,29 @@ static void on_loss(void *vst, tl_cc_io *io)
 
 static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 {
-    ((dctcp *)vst)->g = tl_params_get(p, "dctcp.g");
+    ((dctcp *)vst)->g = tl_cc_knobs(&tl_cc_dctcp, p)[G];
 }
 
-const tl_cc_ops tl_cc_dctcp = {
-    .name = "dctcp",
-    .doc = "DCTCP, window-based (Alizadeh et al. SIGCOMM'10; RFC 8257). The sender keeps alpha, an EWMA with gain g of the fraction of acknowledged bytes that carried an ECN echo, updated once per window of data; the first marked ACK of a window cuts the window by alpha/2 (at most one cut per window). Growth is TCP's: slow start from the initial window until the first cut, then one MSS per window. A loss (NACK or timeout) halves ssthresh and restarts from one MSS. Switches mark with a step at K (kmin = kmax).",
-    .groups = "dctcp,switch",
-    .is_ramp = 1,
+static const tl_cc_ops ops = {
+    .desc = &tl_cc_dctcp,
     .state_bytes = sizeof(dctcp),
     .init = init,
     .on_ack = on_ack,
     .reconfigure = reconfigure,
     .on_loss = on_loss,
+};
+
+const tl_cc_desc tl_cc_dctcp = {
+    .name = "dctcp",
+    .id = TL_CC_DCTCP,
+    .doc = "DCTCP, window-based (Alizadeh et al. SIGCOMM'10; RFC 8257). The sender keeps alpha, an EWMA with gain g of the fraction of acknowledged bytes that carried an ECN echo, updated once per window of data; the first marked ACK of a window cuts the window by alpha/2 (at most one cut per window). Growth is TCP's: slow start from the initial window until the first cut, then one MSS per window. A loss (NACK or timeout) halves ssthresh and restarts from one MSS. Switches mark with a step at K (kmin = kmax).",
+    .groups = "dctcp,switch",
+    .knobs = knobs,
+    .n_knobs = N_KNOBS,
+    .is_ramp = 1,
+    .window_knob = INITIAL_WINDOW_PKTS,
+    .queue = TL_CC_QUEUE_KMIN,
+    .delay_knob = -1,
+    .model_knobs = {-1, -1},
+    .ops = &ops,
 };

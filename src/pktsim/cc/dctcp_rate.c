@@ -8,6 +8,23 @@
  * window is fixed_window x rate / line rate (the HPCC code's VAR_WIN). */
 #include "../cc.h"
 
+extern const tl_cc_desc tl_cc_dctcp_rate;
+
+/* ---- knobs (transport.dctcp_rate.*; indices into tl_cc_knobs) ---- */
+enum { G, AI_BPS, MIN_RATE_BPS, WINDOW_BYTES, N_KNOBS };
+static const tl_param_def knobs[N_KNOBS] = {
+    [G] = {"dctcp_rate.g", TL_UNIT_FRAC, 0.0625, 1e-6, 1, 0, TL_DIR_UP_DELAY,
+           "EWMA gain of alpha in the HPCC code's rate-based DCTCP (EWMA_GAIN 1/16)."},
+    [AI_BPS] = {"dctcp_rate.ai_bps", TL_UNIT_BPS, 615e6, 0, 1e12, 0, TL_DIR_UP_THROUGHPUT,
+                "Rate added per batch outside recovery (DCTCP_RATE_AI 615 Mb/s)."},
+    [MIN_RATE_BPS] = {"dctcp_rate.min_rate_bps", TL_UNIT_BPS, 1e9, 1e3, 1e12, 0,
+                      TL_DIR_UP_THROUGHPUT, "Floor of the rate cuts (MIN_RATE 1 Gb/s)."},
+    [WINDOW_BYTES] = {"dctcp_rate.window_bytes", TL_UNIT_BYTES, 18000, 1000, 1e10, 1,
+                      TL_DIR_UP_THROUGHPUT,
+                      "Window at line rate, scaled by rate / line rate (FIXED_WIN 18 KB = 10 "
+                      "Gb/s x 14.4 us)."},
+};
+
 typedef struct dctcp_rate {
     double alpha, g;
     double rate_bps;
@@ -28,11 +45,12 @@ static void set_window(dctcp_rate *st, tl_cc_io *io)
 static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
 {
     dctcp_rate *st = vst;
-    st->g = tl_params_get(p, "dctcp_rate.g");
+    const double *k = tl_cc_knobs(&tl_cc_dctcp_rate, p);
+    st->g = k[G];
     st->alpha = 1.0;
-    st->ai_bps = tl_params_get(p, "dctcp_rate.ai_bps");
-    st->min_bps = tl_params_get(p, "dctcp_rate.min_rate_bps");
-    st->win_bytes = (uint64_t)tl_params_get(p, "dctcp_rate.window_bytes");
+    st->ai_bps = k[AI_BPS];
+    st->min_bps = k[MIN_RATE_BPS];
+    st->win_bytes = (uint64_t)k[WINDOW_BYTES];
     st->rate_bps = (double)io->line_bps;
     if (st->min_bps > st->rate_bps)
         st->min_bps = st->rate_bps;
@@ -70,21 +88,34 @@ static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
 static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
 {
     dctcp_rate *st = vst;
-    st->g = tl_params_get(p, "dctcp_rate.g");
-    st->ai_bps = tl_params_get(p, "dctcp_rate.ai_bps");
-    st->min_bps = tl_params_get(p, "dctcp_rate.min_rate_bps");
-    st->win_bytes = (uint64_t)tl_params_get(p, "dctcp_rate.window_bytes");
+    const double *k = tl_cc_knobs(&tl_cc_dctcp_rate, p);
+    st->g = k[G];
+    st->ai_bps = k[AI_BPS];
+    st->min_bps = k[MIN_RATE_BPS];
+    st->win_bytes = (uint64_t)k[WINDOW_BYTES];
     if (st->min_bps > (double)io->line_bps)
         st->min_bps = (double)io->line_bps;
     set_window(st, io);
 }
 
-const tl_cc_ops tl_cc_dctcp_rate = {
-    .name = "dctcp-rate",
-    .doc = "Rate-based DCTCP of the ns-3 HPCC code (CC_MODE 8), the congestion control of Parsimon's and m3's ground truth. A flow starts at line rate with alpha = 1; alpha moves once per batch (a window of sent data) by gain g towards the marked fraction; a marked ACK outside recovery sets rate = max(min rate, rate (1 - alpha/2)) and starts a recovery that lasts until everything sent before it is acknowledged; each batch that ends outside recovery adds ai to the rate, up to line rate. The window is window_bytes x rate / line rate (the HPCC code's VAR_WIN).",
-    .groups = "dctcp_rate,switch",
+static const tl_cc_ops ops = {
+    .desc = &tl_cc_dctcp_rate,
     .state_bytes = sizeof(dctcp_rate),
     .init = init,
     .on_ack = on_ack,
     .reconfigure = reconfigure,
+};
+
+const tl_cc_desc tl_cc_dctcp_rate = {
+    .name = "dctcp-rate",
+    .id = TL_CC_DCTCP_RATE,
+    .doc = "Rate-based DCTCP of the ns-3 HPCC code (CC_MODE 8), the congestion control of Parsimon's and m3's ground truth. A flow starts at line rate with alpha = 1; alpha moves once per batch (a window of sent data) by gain g towards the marked fraction; a marked ACK outside recovery sets rate = max(min rate, rate (1 - alpha/2)) and starts a recovery that lasts until everything sent before it is acknowledged; each batch that ends outside recovery adds ai to the rate, up to line rate. The window is window_bytes x rate / line rate (the HPCC code's VAR_WIN).",
+    .groups = "dctcp_rate,switch",
+    .knobs = knobs,
+    .n_knobs = N_KNOBS,
+    .window_knob = WINDOW_BYTES,
+    .queue = TL_CC_QUEUE_KMIN,
+    .delay_knob = -1,
+    .model_knobs = {-1, -1},
+    .ops = &ops,
 };

@@ -13,6 +13,38 @@
 
 #include "../cc.h"
 
+extern const tl_cc_desc tl_cc_hpcc;
+
+/* ---- knobs (transport.hpcc.*; indices into tl_cc_knobs), the ns-3 HPCC
+ * fork's defaults ---- */
+enum {
+    ETA,
+    MAX_STAGE,
+    AI_BPS,
+    N_KNOBS
+};
+static const tl_param_def knobs[N_KNOBS] = {
+    [ETA] = {"hpcc.eta", TL_UNIT_FRAC, 0.95, 0.05, 1, 0, TL_DIR_UP_THROUGHPUT,
+             "Target utilization of the most utilized hop (HPCC: 0.95)."},
+    [MAX_STAGE] =
+        {"hpcc.max_stage", TL_UNIT_NONE, 5, 0, 1000, 1, TL_DIR_UP_THROUGHPUT,
+         "Additive-increase rounds before a multiplicative adjustment (HPCC maxStage: 5)."},
+    [AI_BPS] = {"hpcc.ai_bps", TL_UNIT_BPS, 50e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+                "Additive increase W_AI, as a rate (W_AI = ai x base RTT; ns-3 HPCC fork RATE_AI "
+                "order: 50 Mb/s)."},
+};
+
+/* ---- presets ---- */
+
+/* The lossless presets take the HPCC fork's dynamic PFC thresholds (1/8 of
+ * the free buffer at the NIC rate), as ns-3 runs them: a fixed 100 KB XOFF
+ * pauses far earlier and spreads PAUSE storms ns-3 does not show (docs/pktsim.md). */
+static const tl_param_value lossless[] = {{"switch.pfc", 1}, {"switch.pfc_shift", 3}};
+static const tl_preset presets[] = {
+    {"hpcc.default", "HPCC on a lossless fabric (PFC with pfc_shift 3; the default for cc hpcc)",
+     lossless, sizeof lossless / sizeof *lossless},
+};
+
 typedef struct hpcc {
     double u, w_bytes, wc_bytes, t_s, w_ai_bytes, eta;
     uint32_t inc_stage, max_stage;
@@ -23,10 +55,11 @@ typedef struct hpcc {
 
 static void read_knobs(hpcc *st, const tl_cc_io *io, const tl_params *p)
 {
-    st->eta = tl_params_get(p, "hpcc.eta");
-    st->max_stage = (uint32_t)tl_params_get(p, "hpcc.max_stage");
+    const double *k = tl_cc_knobs(&tl_cc_hpcc, p);
+    st->eta = k[ETA];
+    st->max_stage = (uint32_t)k[MAX_STAGE];
     st->t_s = (double)io->base_rtt_ps * 1e-12;
-    st->w_ai_bytes = tl_params_get(p, "hpcc.ai_bps") * st->t_s / 8;
+    st->w_ai_bytes = k[AI_BPS] * st->t_s / 8;
 }
 
 /* The window stays within [one packet, one line-rate BDP]: HPCC paces at
@@ -116,13 +149,28 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
     publish(vst, io);
 }
 
-const tl_cc_ops tl_cc_hpcc = {
-    .name = "hpcc",
-    .doc = "HPCC (Li et al. SIGCOMM'19): every switch stamps in-band telemetry (queue length, transmitted bytes, time, rate) on data packets, and the ACK echoes it. The sender estimates the most utilized hop's utilization U (queue over BDP plus transmit rate over capacity, EWMA over the sample interval) and sets the window W = Wc / (U/eta) + W_AI when U >= eta or after max_stage additive rounds, else W = Wc + W_AI; the reference window Wc moves once per RTT. Pacing rate = W / base RTT. PFC on by default (preset hpcc.default).",
-    .groups = "hpcc",
+static const tl_cc_ops ops = {
+    .desc = &tl_cc_hpcc,
     .state_bytes = sizeof(hpcc),
     .uses_int = 1,
     .init = init,
     .on_ack = on_ack,
     .reconfigure = reconfigure,
+};
+
+const tl_cc_desc tl_cc_hpcc = {
+    .name = "hpcc",
+    .id = TL_CC_HPCC,
+    .doc = "HPCC (Li et al. SIGCOMM'19): every switch stamps in-band telemetry (queue length, transmitted bytes, time, rate) on data packets, and the ACK echoes it. The sender estimates the most utilized hop's utilization U (queue over BDP plus transmit rate over capacity, EWMA over the sample interval) and sets the window W = Wc / (U/eta) + W_AI when U >= eta or after max_stage additive rounds, else W = Wc + W_AI; the reference window Wc moves once per RTT. Pacing rate = W / base RTT. PFC on by default (preset hpcc.default).",
+    .groups = "hpcc",
+    .knobs = knobs,
+    .n_knobs = N_KNOBS,
+    .presets = presets,
+    .n_presets = sizeof presets / sizeof *presets,
+    .default_preset = "hpcc.default",
+    .window_knob = -1,
+    .queue = TL_CC_QUEUE_NONE,
+    .delay_knob = -1,
+    .model_knobs = {ETA, AI_BPS},
+    .ops = &ops,
 };

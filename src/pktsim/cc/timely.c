@@ -9,6 +9,52 @@
  * The rate stays within [delta, line rate]; there is no window. */
 #include "../cc.h"
 
+extern const tl_cc_desc tl_cc_timely;
+
+/* ---- knobs (transport.timely.*; indices into tl_cc_knobs), the ns-3 HPCC
+ * fork's defaults ---- */
+enum {
+    T_LOW_PS,
+    T_HIGH_PS,
+    DELTA_BPS,
+    BETA,
+    EWMA_ALPHA,
+    MIN_RTT_PS,
+    HAI_N,
+    N_KNOBS
+};
+static const tl_param_def knobs[N_KNOBS] = {
+    [T_LOW_PS] =
+        {"timely.t_low_ps", TL_UNIT_PS, 50e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+         "Below this RTT the rate grows additively whatever the gradient (TIMELY: 50 us)."},
+    [T_HIGH_PS] = {"timely.t_high_ps", TL_UNIT_PS, 500e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+                   "Above this RTT the rate is cut by beta x (1 - t_high / rtt) (TIMELY: 500 us)."},
+    [DELTA_BPS] = {"timely.delta_bps", TL_UNIT_BPS, 10e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
+                   "Additive increase step (TIMELY: 10 Mb/s)."},
+    [BETA] = {"timely.beta", TL_UNIT_FRAC, 0.8, 0, 1, 0, TL_DIR_UP_DELAY,
+              "Multiplicative decrease factor (TIMELY: 0.8)."},
+    [EWMA_ALPHA] = {"timely.ewma_alpha", TL_UNIT_FRAC, 0.875, 0, 1, 0, TL_DIR_UP_DELAY,
+                    "Weight of a new RTT difference in the gradient's EWMA (ns-3 HPCC fork "
+                    "TimelyAlpha: 0.875)."},
+    [MIN_RTT_PS] = {"timely.min_rtt_ps", TL_UNIT_PS, 20e6, 1e3, 1e11, 0, TL_DIR_NEUTRAL,
+                    "Normalizes the RTT gradient (TIMELY: 20 us)."},
+    [HAI_N] =
+        {"timely.hai_n", TL_UNIT_NONE, 5, 1, 1000, 1, TL_DIR_UP_DELAY,
+         "After this many consecutive negative gradients, increase by n x delta (TIMELY: 5)."},
+};
+
+/* ---- presets ---- */
+
+/* The lossless presets take the HPCC fork's dynamic PFC thresholds (1/8 of
+ * the free buffer at the NIC rate), as ns-3 runs them: a fixed 100 KB XOFF
+ * pauses far earlier and spreads PAUSE storms ns-3 does not show (docs/pktsim.md). */
+static const tl_param_value lossless[] = {{"switch.pfc", 1}, {"switch.pfc_shift", 3}};
+static const tl_preset presets[] = {
+    {"timely.default",
+     "TIMELY on a lossless fabric (PFC with pfc_shift 3; the default for cc timely)", lossless,
+     sizeof lossless / sizeof *lossless},
+};
+
 typedef struct timely {
     double rate_bps, prev_rtt_ps, rtt_diff_ps;
     int has_prev;
@@ -20,13 +66,14 @@ typedef struct timely {
 
 static void read_knobs(timely *st, const tl_params *p)
 {
-    st->t_low = tl_params_get(p, "timely.t_low_ps");
-    st->t_high = tl_params_get(p, "timely.t_high_ps");
-    st->delta = tl_params_get(p, "timely.delta_bps");
-    st->beta = tl_params_get(p, "timely.beta");
-    st->ewma = tl_params_get(p, "timely.ewma_alpha");
-    st->min_rtt = tl_params_get(p, "timely.min_rtt_ps");
-    st->hai_n = (uint32_t)tl_params_get(p, "timely.hai_n");
+    const double *k = tl_cc_knobs(&tl_cc_timely, p);
+    st->t_low = k[T_LOW_PS];
+    st->t_high = k[T_HIGH_PS];
+    st->delta = k[DELTA_BPS];
+    st->beta = k[BETA];
+    st->ewma = k[EWMA_ALPHA];
+    st->min_rtt = k[MIN_RTT_PS];
+    st->hai_n = (uint32_t)k[HAI_N];
 }
 
 static void publish(timely *st, tl_cc_io *io)
@@ -86,12 +133,28 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
     publish(vst, io);
 }
 
-const tl_cc_ops tl_cc_timely = {
-    .name = "timely",
-    .doc = "TIMELY (Mittal et al. SIGCOMM'15): rate control from RTT samples, updated once per window of data. The RTT difference enters an EWMA (weight ewma_alpha) whose ratio to min_rtt is the gradient. Below t_low the rate grows by delta; above t_high it is cut by beta (1 - t_high/rtt); in between, a non-positive gradient adds delta (hai_n x delta after hai_n such updates in a row) and a positive one cuts by beta x gradient. No window, no ECN; PFC on by default (preset timely.default).",
-    .groups = "timely",
+static const tl_cc_ops ops = {
+    .desc = &tl_cc_timely,
     .state_bytes = sizeof(timely),
     .init = init,
     .on_ack = on_ack,
     .reconfigure = reconfigure,
+};
+
+const tl_cc_desc tl_cc_timely = {
+    .name = "timely",
+    .id = TL_CC_TIMELY,
+    .doc = "TIMELY (Mittal et al. SIGCOMM'15): rate control from RTT samples, updated once per window of data. The RTT difference enters an EWMA (weight ewma_alpha) whose ratio to min_rtt is the gradient. Below t_low the rate grows by delta; above t_high it is cut by beta (1 - t_high/rtt); in between, a non-positive gradient adds delta (hai_n x delta after hai_n such updates in a row) and a positive one cuts by beta x gradient. No window, no ECN; PFC on by default (preset timely.default).",
+    .groups = "timely",
+    .knobs = knobs,
+    .n_knobs = N_KNOBS,
+    .presets = presets,
+    .n_presets = sizeof presets / sizeof *presets,
+    .default_preset = "timely.default",
+    .window_knob = -1,
+    .queue = TL_CC_QUEUE_DELAY,
+    .delay_knob = T_LOW_PS,
+    .model_knobs = {T_LOW_PS, T_HIGH_PS},
+    .m3_schema = 6, /* TIMELY's queue term */
+    .ops = &ops,
 };
