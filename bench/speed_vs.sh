@@ -4,6 +4,7 @@
 # bench_pktsim in a scratch worktree, then runs the two builds alternately
 # and prints link-hops/s and the ratio new / old per scenario.
 #   bench/speed_vs.sh REV [ROUNDS]     (run from the repo root after make build)
+#   SCENARIOS="perm:5" bench/speed_vs.sh REV 9     (one scenario: name:argument)
 set -eu
 REV=$1
 ROUNDS=${2:-3}
@@ -15,8 +16,8 @@ cmake --build "$W/build" --target bench_pktsim -j2 >/dev/null
 cmake --build build --target bench_pktsim -j2 >/dev/null
 export TAILOR_DATA=${TAILOR_DATA:-data}
 hops() { "$1" "$2" "$3" | awk '$1 == "pktsim.link_hops_per_s" { print $2 }'; }
-for sc in "perm 5" "default 200000"; do
-    set -- $sc
+for sc in ${SCENARIOS:-perm:5 default:200000}; do
+    set -- $(echo "$sc" | tr : " ")
     old=0 new=0
     for r in $(seq "$ROUNDS"); do
         o=$(hops "$W/build/bench_pktsim" "$1" "$2")

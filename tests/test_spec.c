@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tailor/params.h"
 #include "tailor/spec.h"
 #include "testutil.h"
 
@@ -241,10 +242,36 @@ static void failed_links_from_spec(void **state)
     tl_scenario_fini(&sc);
 }
 
+/* The network knobs' typed handles name the knobs they index: every slot
+ * is filled, and each name finds its own handle. */
+static void net_knob_handles_match_names(void **state)
+{
+    static const struct {
+        tl_net_knob k;
+        const char *name;
+    } some[] = {{TL_K_NIC_MTU_BYTES, "nic.mtu_bytes"},
+                {TL_K_SW_BUFFER_BYTES, "switch.buffer_bytes"},
+                {TL_K_NIC_RTO_LOSSLESS_PS, "nic.rto_lossless_ps"},
+                {TL_K_SW_PFC_SHIFT, "switch.pfc_shift"}};
+    for (size_t i = 0; i < sizeof some / sizeof *some; i++)
+        assert_int_equal(tl_params_find(some[i].name), (int)some[i].k);
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    for (int k = 0; k < TL_K_N_NET; k++) {
+        const tl_param_def *d = tl_params_def((size_t)k);
+        assert_non_null(d->name);
+        assert_true(!strncmp(d->name, "nic.", 4) || !strncmp(d->name, "switch.", 7));
+        assert_int_equal(tl_params_find(d->name), k);
+        assert_true(tl_knob(&p, (tl_net_knob)k) == d->def);
+    }
+    tl_params_fini(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_matches_example_file),
+        cmocka_unit_test(net_knob_handles_match_names),
         cmocka_unit_test(examples_parse_and_build),
         cmocka_unit_test(set_overrides_registry),
         cmocka_unit_test(bad_inputs_name_the_location),

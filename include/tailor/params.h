@@ -59,6 +59,33 @@ double tl_params_get(const tl_params *p, const char *name); /* NaN if unknown */
  * registry's tables (a few pointer compares); table must be registered. */
 const double *tl_params_table(const tl_params *p, const tl_param_def *table);
 
+/* Typed handles of the network model's knobs (nic.*, switch.*): their
+ * indices in the registry, whose first table they are in this order
+ * (params.c declares it with these designators). Read a value with
+ * tl_knob(p, TL_K_...): a misspelt handle does not compile, where a
+ * misspelt name would read NaN. */
+typedef enum tl_net_knob {
+    TL_K_NIC_MTU_BYTES, /* nic.mtu_bytes */
+    TL_K_NIC_HEADER_BYTES, /* nic.header_bytes */
+    TL_K_NIC_ACK_BYTES, /* nic.ack_bytes */
+    TL_K_SW_BUFFER_BYTES, /* switch.buffer_bytes */
+    TL_K_NIC_RTO_PS, /* nic.rto_ps */
+    TL_K_NIC_RTO_LOSSLESS_PS, /* nic.rto_lossless_ps */
+    TL_K_NIC_ACK_EVERY_PKTS, /* nic.ack_every_pkts */
+    TL_K_SW_DT_ALPHA, /* switch.dt_alpha */
+    TL_K_SW_KMIN_BYTES_PER_GBPS, /* switch.kmin_bytes_per_gbps */
+    TL_K_SW_KMAX_BYTES_PER_GBPS, /* switch.kmax_bytes_per_gbps */
+    TL_K_SW_PMAX, /* switch.pmax */
+    TL_K_SW_MARK_ON_DEQUEUE, /* switch.mark_on_dequeue */
+    TL_K_SW_PFC, /* switch.pfc */
+    TL_K_SW_PFC_XOFF_BYTES, /* switch.pfc_xoff_bytes */
+    TL_K_SW_PFC_XON_BYTES, /* switch.pfc_xon_bytes */
+    TL_K_SW_PFC_SHIFT, /* switch.pfc_shift */
+    TL_K_N_NET
+} tl_net_knob;
+
+static inline double tl_knob(const tl_params *p, tl_net_knob k) { return p->v[k]; }
+
 /* Sets a knob after checking type and range. */
 int tl_params_set(tl_params *p, const char *name, double value, tl_err *err);
 /* Parses "value" in the knob's unit ("30KB", "10us", "0.5", "true") and sets it. */

@@ -132,8 +132,8 @@ int tl_flowsim_knob_is_read(const char *name)
 tl_flowsim *tl_flowsim_create(const tl_topo *t, const tl_routes *r, const tl_flows *fs,
                               const tl_params *p, tl_err *err)
 {
-    uint32_t mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
-    uint32_t hdr = (uint32_t)tl_params_get(p, "nic.header_bytes");
+    uint32_t mtu = (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES);
+    uint32_t hdr = (uint32_t)tl_knob(p, TL_K_NIC_HEADER_BYTES);
     uint32_t n_links = 2 * tl_topo_n_links(t);
     tl_flowsim *s = alloc_sim(n_links, fs->n, fs->n * (size_t)8, err);
     if (!s)
@@ -200,8 +200,8 @@ tl_flowsim *tl_flowsim_create_path(const tl_fs_link *links, int n_links,
         tl_err_set(err, TL_ERANGE, "a path needs 1..%d links, found %d", TL_MAX_HOPS - 2, n_links);
         return NULL;
     }
-    uint32_t mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
-    uint32_t hdr = (uint32_t)tl_params_get(p, "nic.header_bytes");
+    uint32_t mtu = (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES);
+    uint32_t hdr = (uint32_t)tl_knob(p, TL_K_NIC_HEADER_BYTES);
     size_t total = 0;
     for (size_t i = 0; i < n_flows; i++) {
         const tl_fs_path_flow *pf = &flows[i];

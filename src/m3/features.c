@@ -82,18 +82,18 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
     x[F_RATE_MAX] = (float)(rmax / 1e9);
     x[F_RTT] = (float)(rtt_s * 1e6);
     x[F_BDP] = (float)(rmin * rtt_s / 8 / 1000);
-    x[F_BUFFER] = (float)(tl_params_get(p, "switch.buffer_bytes") / 1000);
-    double mtu = tl_params_get(p, "nic.mtu_bytes");
+    x[F_BUFFER] = (float)(tl_knob(p, TL_K_SW_BUFFER_BYTES) / 1000);
+    double mtu = tl_knob(p, TL_K_NIC_MTU_BYTES);
     const tl_cc_desc *d = tl_cc_lookup(cc);
     /* DCQCN, HPCC and TIMELY run without a window here */
     x[F_WINDOW] = d && d->window_knob >= 0 ? (float)(tl_cc_start_window_bytes(d, p, mtu) / 1000)
                                            : NAN;
-    x[F_PFC] = (float)tl_params_get(p, "switch.pfc");
+    x[F_PFC] = (float)tl_knob(p, TL_K_SW_PFC);
     for (int i = 0; i < N_CC_COLS; i++)
         x[F_CC_DCTCP + i] = (float)(d && d->id == i);
-    x[F_KMIN] = (float)(tl_params_get(p, KMIN) / 1000);
-    x[F_KMAX] = (float)(tl_params_get(p, "switch.kmax_bytes_per_gbps") / 1000);
-    x[F_PMAX] = (float)tl_params_get(p, "switch.pmax");
+    x[F_KMIN] = (float)(tl_knob(p, TL_K_SW_KMIN_BYTES_PER_GBPS) / 1000);
+    x[F_KMAX] = (float)(tl_knob(p, TL_K_SW_KMAX_BYTES_PER_GBPS) / 1000);
+    x[F_PMAX] = (float)tl_knob(p, TL_K_SW_PMAX);
     x[F_HPCC_ETA] = x[F_HPCC_AI] = x[F_TIMELY_TLOW] = x[F_TIMELY_THIGH] = NAN;
     int col = d && d->id >= 0 && d->id < N_CC_COLS ? knob_cols[d->id] : 0;
     for (int j = 0; col && j < 2; j++)
@@ -232,9 +232,9 @@ double m3_queue_ps(const tl_params *p, const char *cc)
     /* DCQCN marks with a probability that rises from Kmin to Kmax, and its
      * slow rate cuts let the queue climb into that range: its queue is
      * taken at the middle of it (schema 7) */
-    double k = tl_params_get(p, KMIN), share = M3_QUEUE_SHARE;
+    double k = tl_knob(p, TL_K_SW_KMIN_BYTES_PER_GBPS), share = M3_QUEUE_SHARE;
     if (is_dcqcn)
-        k = (k + tl_params_get(p, KMAX)) / 2, share = M3_DCQCN_QUEUE_SHARE;
+        k = (k + tl_knob(p, TL_K_SW_KMAX_BYTES_PER_GBPS)) / 2, share = M3_DCQCN_QUEUE_SHARE;
     /* K KB per Gb/s at r Gb/s drain in K x 8 us whatever r (the training
      * data were made with this order of operations; halving k before or
      * after the share gives the same bits) */
@@ -504,8 +504,8 @@ int m3_features_keep(const m3_pathwl *w, const tl_params *p, const char *cc, m3_
         m3_refkeep_fini(keep);
     m3_features_config(w, p, cc, ft);
     float *x = ft->shared;
-    uint32_t mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
-    uint32_t hdr = (uint32_t)tl_params_get(p, "nic.header_bytes");
+    uint32_t mtu = (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES);
+    uint32_t hdr = (uint32_t)tl_knob(p, TL_K_NIC_HEADER_BYTES);
     size_t n = w->n_flows;
 
     tl_flowsim *fs = tl_flowsim_create_path(w->link, w->n_links, w->flow, n, p, err);

@@ -108,7 +108,7 @@ static int preset_pfc_shift(const char *cc)
     tl_params p;
     if (!preset || tl_params_init(&p, NULL))
         return 0;
-    int shift = tl_params_apply_preset(&p, preset, NULL) ? 0 : (int)tl_params_get(&p, "switch.pfc_shift");
+    int shift = tl_params_apply_preset(&p, preset, NULL) ? 0 : (int)tl_knob(&p, TL_K_SW_PFC_SHIFT);
     tl_params_fini(&p);
     return shift;
 }
@@ -192,8 +192,8 @@ int m3_synth_draw(m3_sample *s, uint64_t seed, uint64_t index, const m3_synth_op
      * the target load of its capacity. */
     s->target_load = uni(&r, 0.2, 0.8);
     s->sigma = uni(&r, 1.0, 2.0);
-    uint32_t mtu = (uint32_t)tl_params_get(&s->p, "nic.mtu_bytes");
-    uint32_t hdr = (uint32_t)tl_params_get(&s->p, "nic.header_bytes");
+    uint32_t mtu = (uint32_t)tl_knob(&s->p, TL_K_NIC_MTU_BYTES);
+    uint32_t hdr = (uint32_t)tl_knob(&s->p, TL_K_NIC_HEADER_BYTES);
     double wire = s->mean_bytes * (1 + (double)hdr / mtu) + hdr / 2.0; /* per flow, expected */
     double rate = INFINITY; /* flows per second */
     for (int l = 0; l < h; l++) {

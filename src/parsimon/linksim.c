@@ -224,7 +224,7 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
      * (the other hops are residual rates, a slow destination's queue pauses
      * the whole link), so the 1 ms RTO fired where the truth had no
      * timeout and fed on itself (docs/parsimon.md, "PFC"). */
-    int is_pfc = tl_params_get(env->p, "switch.pfc") != 0;
+    int is_pfc = tl_knob(env->p, TL_K_SW_PFC) != 0;
     /* v -> destinations: links id_d0 - 1 + k (after the n_src source links in
      * B and C, the u -> v link, and none before the fat links in A). A
      * context link queues, but as a FIFO that marks by its backlog, which a

@@ -74,9 +74,9 @@ tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_f
         s->o = *o;
     else
         tl_parsimon_opts_default(&s->o);
-    s->mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
-    s->header = (uint32_t)tl_params_get(p, "nic.header_bytes");
-    s->ack = (uint32_t)tl_params_get(p, "nic.ack_bytes");
+    s->mtu = (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES);
+    s->header = (uint32_t)tl_knob(p, TL_K_NIC_HEADER_BYTES);
+    s->ack = (uint32_t)tl_knob(p, TL_K_NIC_ACK_BYTES);
     s->res = malloc((f->n + 1) * sizeof *s->res);
     if (!s->res) {
         tl_parsimon_destroy(s);

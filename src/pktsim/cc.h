@@ -53,7 +53,7 @@ struct tl_cc_ops {
     const tl_cc_desc *desc; /* its descriptor (name, knob groups, ...), for the engine */
     size_t state_bytes; /* per-flow private state, zeroed by pktsim */
     /* Receivers send CNPs for ECN-marked packets, at most one per flow per
-     * dcqcn.min_time_between_cnps (DCQCN's notification point). */
+     * cnp_interval_ps (DCQCN's notification point). */
     int uses_cnp;
     int uses_int; /* switches stamp INT records on this CC's data packets */
     /* Sets the initial window and rate; reads knobs from p. Required. */
@@ -61,6 +61,8 @@ struct tl_cc_ops {
     void (*on_ack)(void *st, tl_cc_io *io, const tl_ack_info *ack); /* required */
     void (*on_timer)(void *st, tl_cc_io *io);                        /* optional */
     void (*on_cnp)(void *st, tl_cc_io *io); /* a CNP arrived (uses_cnp); optional */
+    /* The least time between two CNPs of one flow (uses_cnp; else 0). */
+    int64_t (*cnp_interval_ps)(const tl_params *p);
     void (*on_loss)(void *st, tl_cc_io *io); /* a timeout or NACK; optional */
     /* Re-reads the knobs after a run-time change; optional. */
     void (*reconfigure)(void *st, tl_cc_io *io, const tl_params *p);

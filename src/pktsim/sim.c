@@ -102,14 +102,14 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
 static int apply_params(tl_pktsim *s, tl_err *err)
 {
     const tl_params *p = &s->params;
-    uint32_t mtu = (uint32_t)tl_params_get(p, "nic.mtu_bytes");
-    uint32_t hdr = (uint32_t)tl_params_get(p, "nic.header_bytes");
-    uint64_t buffer = (uint64_t)tl_params_get(p, "switch.buffer_bytes");
-    double kmin = tl_params_get(p, "switch.kmin_bytes_per_gbps");
-    double kmax = tl_params_get(p, "switch.kmax_bytes_per_gbps");
-    int is_pfc = tl_params_get(p, "switch.pfc") != 0;
-    uint64_t xoff = (uint64_t)tl_params_get(p, "switch.pfc_xoff_bytes");
-    uint64_t xon = (uint64_t)tl_params_get(p, "switch.pfc_xon_bytes");
+    uint32_t mtu = (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES);
+    uint32_t hdr = (uint32_t)tl_knob(p, TL_K_NIC_HEADER_BYTES);
+    uint64_t buffer = (uint64_t)tl_knob(p, TL_K_SW_BUFFER_BYTES);
+    double kmin = tl_knob(p, TL_K_SW_KMIN_BYTES_PER_GBPS);
+    double kmax = tl_knob(p, TL_K_SW_KMAX_BYTES_PER_GBPS);
+    int is_pfc = tl_knob(p, TL_K_SW_PFC) != 0;
+    uint64_t xoff = (uint64_t)tl_knob(p, TL_K_SW_PFC_XOFF_BYTES);
+    uint64_t xon = (uint64_t)tl_knob(p, TL_K_SW_PFC_XON_BYTES);
     if (buffer < mtu + hdr)
         return tl_err_set(err, TL_ERANGE,
                           "switch.buffer_bytes (%llu) is smaller than one packet (%u bytes)",
@@ -125,16 +125,16 @@ static int apply_params(tl_pktsim *s, tl_err *err)
                           (unsigned long long)xon, (unsigned long long)xoff);
     s->mtu_bytes = mtu;
     s->header_bytes = hdr;
-    s->ack_bytes = (uint32_t)tl_params_get(p, "nic.ack_bytes");
-    s->ack_every_pkts = (uint32_t)tl_params_get(p, "nic.ack_every_pkts");
-    s->cnp_interval_ps = (int64_t)tl_params_get(p, "dcqcn.min_time_between_cnps_ps");
+    s->ack_bytes = (uint32_t)tl_knob(p, TL_K_NIC_ACK_BYTES);
+    s->ack_every_pkts = (uint32_t)tl_knob(p, TL_K_NIC_ACK_EVERY_PKTS);
+    s->cnp_interval_ps = s->cc->cnp_interval_ps ? s->cc->cnp_interval_ps(p) : 0;
     s->buffer_bytes = buffer;
-    s->dt_alpha = tl_params_get(p, "switch.dt_alpha");
-    s->rto_ps = (int64_t)tl_params_get(p, is_pfc ? "nic.rto_lossless_ps" : "nic.rto_ps");
+    s->dt_alpha = tl_knob(p, TL_K_SW_DT_ALPHA);
+    s->rto_ps = (int64_t)tl_knob(p, is_pfc ? TL_K_NIC_RTO_LOSSLESS_PS : TL_K_NIC_RTO_PS);
     s->is_pfc = is_pfc;
     s->pfc_xoff_bytes = xoff;
     s->pfc_xon_bytes = xon;
-    swmem_configure(s, (int)tl_params_get(p, "switch.pfc_shift"));
+    swmem_configure(s, (int)tl_knob(p, TL_K_SW_PFC_SHIFT));
     for (uint32_t c = 0; c < s->n_ports; c++)
         s->ports[c].qp->configure(s->ports[c].qp_state, s->ports[c].rate_bps, p);
     return 0;

@@ -16,54 +16,52 @@
 #include "tailor/strutil.h"
 #include "tailor/units.h"
 
-static const tl_param_def net_params[] = {
-    {"nic.mtu_bytes", TL_UNIT_BYTES, 1000, 64, 65536, 1, TL_DIR_UP_THROUGHPUT,
+/* The network model's knobs, at the indices of their handles (tl_net_knob). */
+static const tl_param_def net_params[TL_K_N_NET] = {
+    [TL_K_NIC_MTU_BYTES] = {"nic.mtu_bytes", TL_UNIT_BYTES, 1000, 64, 65536, 1, TL_DIR_UP_THROUGHPUT,
      "Payload bytes per data packet (ns-3 HPCC PACKET_PAYLOAD_SIZE, Parsimon's 1000 B)."},
-    {"nic.header_bytes", TL_UNIT_BYTES, 48, 0, 1024, 1, TL_DIR_NEUTRAL,
+    [TL_K_NIC_HEADER_BYTES] = {"nic.header_bytes", TL_UNIT_BYTES, 48, 0, 1024, 1, TL_DIR_NEUTRAL,
      "Header bytes added to every data packet (Parsimon's constant, 48 B)."},
-    {"nic.ack_bytes", TL_UNIT_BYTES, 60, 1, 1024, 1, TL_DIR_NEUTRAL,
+    [TL_K_NIC_ACK_BYTES] = {"nic.ack_bytes", TL_UNIT_BYTES, 60, 1, 1024, 1, TL_DIR_NEUTRAL,
      "Size of an ACK packet on the wire (Parsimon's constant, 60 B)."},
-    {"switch.buffer_bytes", TL_UNIT_BYTES, 3145728, 1024, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+    [TL_K_SW_BUFFER_BYTES] = {"switch.buffer_bytes", TL_UNIT_BYTES, 3145728, 1024, 1e12, 1, TL_DIR_UP_THROUGHPUT,
      "Shared packet buffer per switch (ns-3 HPCC run.py gives 3 MiB at 10 Gb/s)."},
-};
-
-/* pktsim's transport and switch model (docs/pktsim.md). Marking thresholds
- * scale with the port's rate as parsimon-eval sets them: K = 3 KB per Gb/s. */
-static const tl_param_def pktsim_params[] = {
-    {"nic.rto_ps", TL_UNIT_PS, 1e9, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
+    /* pktsim's transport and switch model (docs/pktsim.md). Marking thresholds
+     * scale with the port's rate as parsimon-eval sets them: K = 3 KB per Gb/s. */
+    [TL_K_NIC_RTO_PS] = {"nic.rto_ps", TL_UNIT_PS, 1e9, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
      "Retransmission timeout: go-back-N from the first unacked byte when no ACK came for this "
      "long (1 ms), on a fabric without PFC."},
-    {"nic.rto_lossless_ps", TL_UNIT_PS, 67108864000, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
+    [TL_K_NIC_RTO_LOSSLESS_PS] = {"nic.rto_lossless_ps", TL_UNIT_PS, 67108864000, 1e6, 1e13, 1, TL_DIR_NEUTRAL,
      "Retransmission timeout with switch.pfc on: a RoCE NIC's local ACK timeout, 4.096 us x "
      "2^14 (67 ms; perftest's default exponent). Lossless fabrics drop only when a switch's "
      "buffer is full; a shorter timeout fires on round trips stretched by PAUSEs, and a "
      "window-less CC (DCQCN, TIMELY) then resends all it has in flight."},
-    {"nic.ack_every_pkts", TL_UNIT_NONE, 1, 1, 1024, 1, TL_DIR_UP_THROUGHPUT,
+    [TL_K_NIC_ACK_EVERY_PKTS] = {"nic.ack_every_pkts", TL_UNIT_NONE, 1, 1, 1024, 1, TL_DIR_UP_THROUGHPUT,
      "ACK coalescing: the receiver acknowledges every this many in-order data packets (and at "
      "once on an ECN mark, a gap or the flow's last byte); 1 = one ACK per packet (ns-3 HPCC "
      "L2_ACK_INTERVAL 1)."},
-    {"switch.dt_alpha", TL_UNIT_NONE, 1, 1.0 / 64, 64, 0, TL_DIR_UP_THROUGHPUT,
+    [TL_K_SW_DT_ALPHA] = {"switch.dt_alpha", TL_UNIT_NONE, 1, 1.0 / 64, 64, 0, TL_DIR_UP_THROUGHPUT,
      "Dynamic-threshold factor of the shared buffer: a port may hold at most alpha x the free "
      "buffer (Choudhury and Hahne)."},
-    {"switch.kmin_bytes_per_gbps", TL_UNIT_BYTES, 3000, 0, 1e9, 0, TL_DIR_UP_THROUGHPUT,
+    [TL_K_SW_KMIN_BYTES_PER_GBPS] = {"switch.kmin_bytes_per_gbps", TL_UNIT_BYTES, 3000, 0, 1e9, 0, TL_DIR_UP_THROUGHPUT,
      "ECN marking starts above this queue length, per Gb/s of the port's rate (parsimon-eval: "
      "3 KB per Gb/s)."},
-    {"switch.kmax_bytes_per_gbps", TL_UNIT_BYTES, 3000, 0, 1e9, 0, TL_DIR_UP_THROUGHPUT,
+    [TL_K_SW_KMAX_BYTES_PER_GBPS] = {"switch.kmax_bytes_per_gbps", TL_UNIT_BYTES, 3000, 0, 1e9, 0, TL_DIR_UP_THROUGHPUT,
      "Every packet is marked above this queue length, per Gb/s (equal to kmin: step marking)."},
-    {"switch.pmax", TL_UNIT_FRAC, 1, 0, 1, 0, TL_DIR_UP_DELAY,
+    [TL_K_SW_PMAX] = {"switch.pmax", TL_UNIT_FRAC, 1, 0, 1, 0, TL_DIR_UP_DELAY,
      "RED marking probability reached at kmax (1 with kmin = kmax: DCTCP's step)."},
-    {"switch.mark_on_dequeue", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL,
+    [TL_K_SW_MARK_ON_DEQUEUE] = {"switch.mark_on_dequeue", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL,
      "Mark against the queue left behind a departing packet (ns-3 HPCC, Minim) rather than "
      "the queue a packet joins."},
-    {"switch.pfc", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_NEUTRAL,
+    [TL_K_SW_PFC] = {"switch.pfc", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_NEUTRAL,
      "Priority flow control: a switch pauses an upstream port whose packets occupy more than "
      "pfc_xoff_bytes of its buffer, and resumes it below pfc_xon_bytes, or uses pfc_shift's "
      "dynamic thresholds (lossless fabric)."},
-    {"switch.pfc_xoff_bytes", TL_UNIT_BYTES, 100000, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+    [TL_K_SW_PFC_XOFF_BYTES] = {"switch.pfc_xoff_bytes", TL_UNIT_BYTES, 100000, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
      "Per-ingress buffer occupancy that sends PAUSE upstream."},
-    {"switch.pfc_xon_bytes", TL_UNIT_BYTES, 80000, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+    [TL_K_SW_PFC_XON_BYTES] = {"switch.pfc_xon_bytes", TL_UNIT_BYTES, 80000, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
      "Per-ingress buffer occupancy below which a paused upstream is resumed (< xoff)."},
-    {"switch.pfc_shift", TL_UNIT_NONE, 0, 0, 16, 1, TL_DIR_NEUTRAL,
+    [TL_K_SW_PFC_SHIFT] = {"switch.pfc_shift", TL_UNIT_NONE, 0, 0, 16, 1, TL_DIR_NEUTRAL,
      "PFC thresholds: 0 = the fixed pfc_xoff_bytes / pfc_xon_bytes; s > 0 = dynamic, as ns-3's "
      "HPCC fork: pause an ingress holding more than the switch's free buffer / 2^s (s one "
      "lower per doubling of the port's rate over the host links'; the fork uses 3), resume "
@@ -75,8 +73,7 @@ static const struct {
     const tl_param_def *defs;
     size_t n;
 } tables[] = {
-    {net_params, sizeof net_params / sizeof *net_params},
-    {pktsim_params, sizeof pktsim_params / sizeof *pktsim_params},
+    {net_params, TL_K_N_NET}, /* first: a handle is its knob's index */
 };
 #define N_FIXED (sizeof tables / sizeof *tables)
 

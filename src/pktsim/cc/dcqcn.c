@@ -26,7 +26,7 @@ extern const tl_cc_desc tl_cc_dcqcn;
 /* ---- knobs (transport.dcqcn.*; indices into tl_cc_knobs), NVIDIA's names
  * and defaults (DOCA "DCQCN CC parameters"; ../shared/notes/
  * topobench_paraleon.md §B4). min_time_between_cnps is the notification
- * point's, read by the engine. ---- */
+ * point's: the engine's CNP service asks for it (cnp_interval_ps). ---- */
 enum {
     AI_RATE_BPS,
     HAI_RATE_BPS,
@@ -275,6 +275,13 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
     publish(st, io);
 }
 
+/* The notification point's pacing of CNPs, which the engine's CNP service
+ * applies at the receiver. */
+static int64_t cnp_interval_ps(const tl_params *p)
+{
+    return (int64_t)tl_cc_knobs(&tl_cc_dcqcn, p)[MIN_TIME_BETWEEN_CNPS_PS];
+}
+
 static const tl_cc_ops ops = {
     .desc = &tl_cc_dcqcn,
     .state_bytes = sizeof(dcqcn),
@@ -283,6 +290,7 @@ static const tl_cc_ops ops = {
     .on_ack = on_ack,
     .on_timer = on_timer,
     .on_cnp = on_cnp,
+    .cnp_interval_ps = cnp_interval_ps,
     .reconfigure = reconfigure,
 };
 

@@ -15,10 +15,10 @@ static void configure(void *vst, uint64_t rate_bps, const tl_params *p)
 {
     red *st = vst;
     double gbps = (double)rate_bps / 1e9;
-    st->kmin_bytes = (uint64_t)(tl_params_get(p, "switch.kmin_bytes_per_gbps") * gbps);
-    st->kmax_bytes = (uint64_t)(tl_params_get(p, "switch.kmax_bytes_per_gbps") * gbps);
-    st->pmax = tl_params_get(p, "switch.pmax");
-    st->is_on_dequeue = tl_params_get(p, "switch.mark_on_dequeue") != 0;
+    st->kmin_bytes = (uint64_t)(tl_knob(p, TL_K_SW_KMIN_BYTES_PER_GBPS) * gbps);
+    st->kmax_bytes = (uint64_t)(tl_knob(p, TL_K_SW_KMAX_BYTES_PER_GBPS) * gbps);
+    st->pmax = tl_knob(p, TL_K_SW_PMAX);
+    st->is_on_dequeue = tl_knob(p, TL_K_SW_MARK_ON_DEQUEUE) != 0;
 }
 
 /* The random draw is taken only between kmin and kmax, so step marking uses
