@@ -69,6 +69,6 @@ void tl_pktsim_check_invariants(const tl_pktsim *s)
     }
     size_t n_sub = s->flows->n * s->tp->n_subflows; /* 5 */
     for (size_t g = 0; g < n_sub; g++)
-        CHECK(s->sub[g].path_off >= 1 && s->sub[g].path_off + s->sub[g].hops <= s->path_used + 1 &&
+        CHECK(s->sub[g].path_off >= 1 && s->sub[g].path_off + s->sub[g].hops <= s->path_used &&
                s->path[s->sub[g].path_off - 1] == s->sub[g].hops);
 }
