@@ -27,6 +27,7 @@ typedef struct tl_lb_ops {
 } tl_lb_ops;
 
 const tl_lb_ops *tl_lb_find(const char *name);
+void tl_lb_names(char *buf, size_t n); /* "ecmp, spray" */
 extern const tl_lb_ops tl_lb_ecmp;
 extern const tl_lb_ops tl_lb_spray;
 

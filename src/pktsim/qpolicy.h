@@ -26,6 +26,7 @@ typedef struct tl_qpolicy_ops {
 } tl_qpolicy_ops;
 
 const tl_qpolicy_ops *tl_qpolicy_find(const char *name);
+void tl_qpolicy_names(char *buf, size_t n);
 extern const tl_qpolicy_ops tl_qpolicy_red;
 extern const tl_qpolicy_ops tl_qpolicy_none;
 

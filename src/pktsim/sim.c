@@ -197,7 +197,11 @@ int tl_pktsim_add_tap(tl_pktsim *s, const char *name, const uint32_t *chans, siz
 {
     const tl_tap_ops *ops = tl_tap_find(name);
     if (!ops)
-        return tl_err_set(err, TL_EINVAL, "no monitor '%s' (available: count)", name);
+    {
+        char known[256];
+        tl_tap_names(known, sizeof known);
+        return tl_err_set(err, TL_EINVAL, "no monitor '%s' (available: %s)", name, known);
+    }
     if (interval_ps < 0)
         return tl_err_set(err, TL_ERANGE, "monitor '%s': interval %lld ps is negative", name,
                           (long long)interval_ps);
@@ -373,24 +377,29 @@ static int find_plugins(tl_pktsim *s, const tl_pktsim_opts *o, tl_err *err)
     const char *cc = o && o->cc ? o->cc : TL_CC_DEFAULT;
     const char *tp = o && o->transport ? o->transport : "gbn";
     const char *lb = o && o->lb ? o->lb : "ecmp";
-    s->cc = tl_cc_find(cc);
-    if (!s->cc)
+    char known[256];
+    if (!(s->cc = tl_cc_find(cc))) {
+        tl_cc_names(known, sizeof known, ", ", ", ", 1);
         return tl_err_set(err, TL_EINVAL, "pktsim does not implement congestion control '%s' yet "
-                          "(available: dctcp, dctcp-rate, dcqcn, timely, hpcc)", cc);
-    s->tp = tl_transport_find(tp);
-    if (!s->tp)
-        return tl_err_set(err, TL_EINVAL, "pktsim has no transport '%s' (available: gbn, stripe)",
-                          tp);
-    s->lb = tl_lb_find(lb);
-    if (!s->lb)
-        return tl_err_set(err, TL_EINVAL, "pktsim has no load balancer '%s' (available: ecmp, "
-                          "spray)", lb);
+                          "(available: %s)", cc, known);
+    }
+    if (!(s->tp = tl_transport_find(tp))) {
+        tl_transport_names(known, sizeof known);
+        return tl_err_set(err, TL_EINVAL, "pktsim has no transport '%s' (available: %s)", tp,
+                          known);
+    }
+    if (!(s->lb = tl_lb_find(lb))) {
+        tl_lb_names(known, sizeof known);
+        return tl_err_set(err, TL_EINVAL, "pktsim has no load balancer '%s' (available: %s)", lb,
+                          known);
+    }
     for (int c = 0; c < TL_PORT_N_CLASSES; c++) {
         const char *q = o && o->qpolicy[c] ? o->qpolicy[c] : "red";
-        s->qp_class[c] = tl_qpolicy_find(q);
-        if (!s->qp_class[c])
-            return tl_err_set(err, TL_EINVAL, "pktsim has no queue policy '%s' (available: red, "
-                              "none)", q);
+        if (!(s->qp_class[c] = tl_qpolicy_find(q))) {
+            tl_qpolicy_names(known, sizeof known);
+            return tl_err_set(err, TL_EINVAL, "pktsim has no queue policy '%s' (available: %s)",
+                              q, known);
+        }
     }
     s->services = s->tp->services | (s->cc->uses_cnp ? TL_SVC_CNP : 0) |
                   (s->cc->uses_int ? TL_SVC_INT : 0);

@@ -34,6 +34,7 @@ typedef struct tl_tap_ops {
 } tl_tap_ops;
 
 const tl_tap_ops *tl_tap_find(const char *name);
+void tl_tap_names(char *buf, size_t n);
 extern const tl_tap_ops tl_tap_count;
 
 /* One attached monitor, and its links from ports. */

@@ -85,6 +85,7 @@ typedef struct tl_transport_ops {
 } tl_transport_ops;
 
 const tl_transport_ops *tl_transport_find(const char *name);
+void tl_transport_names(char *buf, size_t n);
 extern const tl_transport_ops tl_transport_gbn;
 extern const tl_transport_ops tl_transport_stripe;
 
