@@ -213,6 +213,18 @@ static int add_rows(m3_dataset *d, const m3_fpath *r, tl_err *err)
     return 0;
 }
 
+/* The model's M3_N_Q predictions for size bucket b of one path's features. */
+static int predict_bucket(const m3_model *m, const m3_feat *f, int b, int n_threads, float *y,
+                          tl_err *err)
+{
+    float row[M3_N_FEATURES], x[M3_N_Q * M3_N_FEATURES];
+    for (int q = 0; q < M3_N_Q; q++) {
+        m3_feat_row(f, b, q, row);
+        memcpy(x + q * M3_N_FEATURES, row, sizeof row);
+    }
+    return m3_model_predict(m, x, M3_N_Q, n_threads, y, err);
+}
+
 /* Calibration of held-out flows per bucket at a few quantiles. */
 static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, uint32_t per,
                   int n_threads, const double shift[M3_N_OUT][M3_N_Q], tl_err *err)
@@ -224,19 +236,14 @@ static int report(FILE *log, const m3_model *m, const m3_fpath *v, size_t n, uin
     for (int k = 0; k < 4; k++)
         fprintf(log, "  %13.1f%%", 100 * m3_q[qs[k]]);
     fputc('\n', log);
-    float row[M3_N_FEATURES], y[M3_N_Q];
-    float x[M3_N_Q * M3_N_FEATURES];
+    float y[M3_N_Q];
     for (int b = 0; b < M3_N_OUT; b++) {
         double below_m[4] = {0}, below_f[4] = {0}, nf = 0;
         for (size_t i = 0; i < n; i++) {
             const m3_fpath *r = &v[i];
             if (!is_report_scenario(r->index, per) || !r->feat.n_fg[b])
                 continue;
-            for (int q = 0; q < M3_N_Q; q++) {
-                m3_feat_row(&r->feat, b, q, row);
-                memcpy(x + q * M3_N_FEATURES, row, sizeof row);
-            }
-            int rc = m3_model_predict(m, x, M3_N_Q, n_threads, y, err);
+            int rc = predict_bucket(m, &r->feat, b, n_threads, y, err);
             if (rc)
                 return rc;
             size_t at = 0;
@@ -318,7 +325,7 @@ static int residuals_init(residuals *rs, const m3_fpath *v, size_t n, uint32_t p
 static int residuals_add(residuals *rs, const m3_model *m, const m3_fpath *v, size_t n,
                          uint32_t per, int fold, uint32_t n_folds, int n_threads, tl_err *err)
 {
-    float row[M3_N_FEATURES], x[M3_N_Q * M3_N_FEATURES], y[M3_N_Q];
+    float y[M3_N_Q];
     for (size_t i = 0; i < n; i++) {
         const m3_fpath *r = &v[i];
         if (!in_pass(r->index, per, fold, n_folds))
@@ -327,11 +334,7 @@ static int residuals_add(residuals *rs, const m3_model *m, const m3_fpath *v, si
         for (int b = 0; b < M3_N_OUT; sd += r->feat.n_fg[b++]) {
             if (!r->feat.n_fg[b])
                 continue;
-            for (int q = 0; q < M3_N_Q; q++) {
-                m3_feat_row(&r->feat, b, q, row);
-                memcpy(x + q * M3_N_FEATURES, row, sizeof row);
-            }
-            int rc = m3_model_predict(m, x, M3_N_Q, n_threads, y, err);
+            int rc = predict_bucket(m, &r->feat, b, n_threads, y, err);
             if (rc)
                 return rc;
             for (uint32_t j = 0; j < r->feat.n_fg[b]; j++)
