@@ -378,21 +378,10 @@ int cli_check_engine(const char *engine, const char *cc, tl_err *err)
  * (tl_cc_desc.groups: "dctcp_rate.window_bytes" under dctcp-rate only). */
 static int knob_applies(const char *name, const tl_cc_desc *cc)
 {
-    const char *dot = strchr(name, '.');
-    size_t n = dot ? (size_t)(dot - name) : strlen(name);
+    size_t n = strcspn(name, ".");
     if ((n == 6 && !strncmp(name, "switch", 6)) || (n == 3 && !strncmp(name, "nic", 3)))
         return 1;
-    if (!cc)
-        return 0;
-    const char *g = cc->groups; /* a comma list: "dcqcn,switch" */
-    for (;;) {
-        size_t len = strcspn(g, ",");
-        if (len == n && !strncmp(g, name, n))
-            return 1;
-        if (!g[len])
-            return 0;
-        g += len + 1;
-    }
+    return cc && tl_cc_reads_group(cc, name);
 }
 
 void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who)

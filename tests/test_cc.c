@@ -392,6 +392,22 @@ static void presets_apply(void **state)
  * "<group>.<knob>" in one of its groups, each knob's handle (tl_cc_knobs)
  * the value its name finds, indices in range, presets that apply, ops with
  * their required members. A CC added to the registry is checked here. */
+/* A CC hears the knobs of its groups, by whole group name. */
+static void cc_reads_its_groups(void **state)
+{
+    const tl_cc_desc *d = tl_cc_lookup("dcqcn");
+    assert_non_null(d);
+    assert_true(tl_cc_reads_group(d, "dcqcn.ai_rate_bps"));
+    assert_true(tl_cc_reads_group(d, "switch.pmax"));
+    assert_false(tl_cc_reads_group(d, "hpcc.eta"));
+    assert_false(tl_cc_reads_group(d, "dcq.x"));
+    assert_false(tl_cc_reads_group(d, "dcqcnx.x"));
+    assert_false(tl_cc_reads_group(d, "nic.mtu_bytes"));
+    for (size_t i = 0; i < tl_cc_count(); i++) /* every CC's own knobs */
+        for (size_t k = 0; k < tl_cc_get(i)->n_knobs; k++)
+            assert_true(tl_cc_reads_group(tl_cc_get(i), tl_cc_get(i)->knobs[k].name));
+}
+
 static void registry_descriptors_are_whole(void **state)
 {
     (void)state;
@@ -450,6 +466,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(registry_descriptors_are_whole),
+        cmocka_unit_test(cc_reads_its_groups),
         cmocka_unit_test(timely_follows_rtt),
         cmocka_unit_test(dcqcn_cut_and_recovery_stages),
         cmocka_unit_test(two_flows_fair),

@@ -74,6 +74,10 @@ const char *tl_cc_suggest(const char *name);
  * last_sep ("a, b or c"); only those pktsim implements if is_implemented. */
 void tl_cc_names(char *buf, size_t n, const char *sep, const char *last_sep, int is_implemented);
 
+/* Whether knob's group (the part of its name before the dot) is one of
+ * d->groups: the knobs the CC reads, whose run-time changes it hears. */
+int tl_cc_reads_group(const tl_cc_desc *d, const char *knob);
+
 /* The values of d's knobs, indexed like d->knobs (p from tl_params_init). */
 static inline const double *tl_cc_knobs(const tl_cc_desc *d, const tl_params *p)
 {

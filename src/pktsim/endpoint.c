@@ -304,28 +304,12 @@ int ep_start_flows(tl_pktsim *s, int64_t now)
     return 0;
 }
 
-/* Whether the CC reads knob: its group (the part before the dot) is one of
- * the CC's groups (its descriptor's). */
-static int cc_reads(const tl_cc_ops *cc, const char *knob)
-{
-    const char *dot = strchr(knob, '.');
-    size_t n = dot ? (size_t)(dot - knob) : strlen(knob);
-    for (const char *g = cc->desc->groups; g && *g;) {
-        const char *end = strchr(g, ',');
-        size_t m = end ? (size_t)(end - g) : strlen(g);
-        if (m == n && strncmp(g, knob, n) == 0)
-            return 1;
-        g = end ? end + 1 : g + m;
-    }
-    return 0;
-}
-
 /* A knob changed: the CC of every running subflow re-reads its knobs, if
  * the CC reads that knob. Walks the running connections only, in index
  * order (so timers pushed here keep their order). */
 void ep_reconfigure(tl_pktsim *s, const char *knob)
 {
-    if (!s->cc->reconfigure || !cc_reads(s->cc, knob))
+    if (!s->cc->reconfigure || !tl_cc_reads_group(s->cc->desc, knob))
         return;
     const uint32_t n_sub = s->tp->n_subflows;
     for (uint32_t c = s->run_head; c != NONE; c = s->cn[c].run_next)

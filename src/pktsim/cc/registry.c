@@ -80,3 +80,17 @@ int tl_pktsim_cc_is_line_rate_start(const char *cc)
     const tl_cc_desc *d = tl_cc_lookup(cc);
     return d && d->ops && !d->is_ramp;
 }
+
+int tl_cc_reads_group(const tl_cc_desc *d, const char *knob)
+{
+    size_t n = strcspn(knob, ".");
+    for (const char *g = d->groups; g && *g;) {
+        size_t len = strcspn(g, ",");
+        if (len == n && !strncmp(g, knob, n))
+            return 1;
+        if (!g[len])
+            return 0;
+        g += len + 1;
+    }
+    return 0;
+}
