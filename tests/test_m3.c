@@ -40,7 +40,7 @@ static void paths_and_sampling(void **state)
     tl_world w;
     tu_world_make(&w, WORLD(5000));
     m3_paths g;
-    assert_int_equal(m3_paths_build(&g, w.routes, &w.flows, NULL), 0);
+    assert_int_equal(m3_paths_build(&g, w.routes, &w.flows, 1000, NULL), 0);
     const tl_flow_paths *fp = &g.fp;
     uint64_t sum = 0;
     for (uint32_t p = 0; p < g.n_paths; p++)
@@ -83,7 +83,7 @@ static void path_workload_recount(void **state)
     tl_world w;
     tu_world_make(&w, WORLD(5000));
     m3_paths g;
-    assert_int_equal(m3_paths_build(&g, w.routes, &w.flows, NULL), 0);
+    assert_int_equal(m3_paths_build(&g, w.routes, &w.flows, 1000, NULL), 0);
     const tl_flow_paths *fp = &g.fp;
     for (uint32_t pid = 0; pid < g.n_paths; pid += g.n_paths / 17 + 1) {
         m3_pathwl pw;

@@ -265,7 +265,7 @@ static void cluster_scale_prunes_less_loaded_links(void **state)
     /* the link simulated for a cluster is its member of median load */
     ps_decomp d;
     assert_int_equal(ps_decompose(&d, w.routes, &w.flows, 1000, 60, NULL), 0);
-    ps_env env = {w.topo, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &d, &o, 1000, 60};
+    ps_env env = {w.topo, &w.flows, &w.sc.params, w.sc.cc, w.sc.seed, &d, &o, 1000, 60, {0}};
     uint32_t nc = d.n_chans, n_multi = 0;
     uint32_t *rep = malloc(nc * sizeof *rep);
     uint8_t *pass = calloc(nc, 1);

@@ -258,7 +258,7 @@ static void invariants_hold_with_pfc(void **state)
                       "\"classes\": [{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 200000}, "
                       "\"spatial\": {\"type\": \"incast\", \"senders\": 12}, \"arrival\": "
                       "{\"process\": \"simultaneous\"}}]}, \"transport\": {\"cc\": \"dcqcn\", "
-                      "\"switch\": {\"pfc\": 1}}}");
+                      "\"switch\": {\"pfc\": 1, \"buffer_bytes\": \"3MiB\"}}}");
     tl_pktsim_opts o = {.cc = "dcqcn", .lb = "spray"};
     tl_pktsim *s = make(&w, &o);
     run_checked(s);

@@ -84,8 +84,10 @@ static inline const double *tl_cc_knobs(const tl_cc_desc *d, const tl_params *p)
     return tl_params_table(p, d->knobs);
 }
 
-/* Bytes in a flow's window at start (window_knob; mss_bytes per packet), or
- * NaN for a rate-limited CC. */
-double tl_cc_start_window_bytes(const tl_cc_desc *d, const tl_params *p, double mss_bytes);
+/* Bytes in a flow's window at start (window_knob; mss_bytes per packet;
+ * fabric_bdp_bytes when the knob is 0, "the fabric's BDP"), or NaN for a
+ * rate-limited CC. */
+double tl_cc_start_window_bytes(const tl_cc_desc *d, const tl_params *p, double mss_bytes,
+                                double fabric_bdp_bytes);
 
 #endif

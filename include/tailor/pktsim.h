@@ -29,8 +29,9 @@
  * it. 2: a NIC re-arms its transmit-done earlier than a paced flow's wake.
  * 3: the retransmission timer stops when all is acknowledged, lossless
  * fabrics time out after nic.rto_lossless_ps, and PFC switches keep
- * headroom. */
-#define TL_PKTSIM_RESULTS_REV 3
+ * headroom. 4: fabric-wide HPCC T and dctcp-rate window, TIMELY's
+ * rate-scaled steps, a switch buffer that scales with the host links. */
+#define TL_PKTSIM_RESULTS_REV 4
 
 typedef struct tl_pktsim tl_pktsim;
 
@@ -50,13 +51,34 @@ typedef enum tl_port_class {
     TL_PORT_N_CLASSES
 } tl_port_class;
 
+/* Fabric-wide references, as the ns-3 HPCC fork's third.cc computes them
+ * (maxRtt, maxBdp): the largest, over all pairs of hosts, of the shortest-hop
+ * path's round trip (twice its propagation delay plus one MTU payload's
+ * serialization per hop) and of that round trip times the path's slowest
+ * link; and the fastest host link. HPCC's T, dctcp-rate's window and the
+ * automatic switch buffer (switch.buffer_bytes 0) come from them. */
+typedef struct tl_fabric_ref {
+    int64_t rtt_ps;
+    uint64_t bdp_bytes;
+    uint64_t nic_bps;
+} tl_fabric_ref;
+int tl_fabric_ref_of(const tl_topo *t, uint32_t mtu_bytes, tl_fabric_ref *out, tl_err *err);
+/* Bytes of shared buffer per switch: switch.buffer_bytes, or when that is 0,
+ * floor(16 x nic_bps / 50 Gb/s) MiB (at least 1 MiB), as the HPCC fork's
+ * run.py sizes BUFFER_SIZE from the NIC rate. */
+uint64_t tl_pktsim_buffer_bytes(const tl_params *p, uint64_t nic_bps);
+
 /* The plug-ins of one simulation, by registry name; NULL picks the default
- * (cc "dctcp", transport "gbn", lb "ecmp", qpolicy "red" on every class). */
+ * (cc "dctcp", transport "gbn", lb "ecmp", qpolicy "red" on every class).
+ * fabric: the references of the whole network when the simulation is a
+ * piece of it (Parsimon's link simulations, m3's path simulations); NULL
+ * computes them from the simulated topology. */
 typedef struct tl_pktsim_opts {
     const char *cc;
     const char *transport;
     const char *lb;
     const char *qpolicy[TL_PORT_N_CLASSES];
+    const tl_fabric_ref *fabric;
 } tl_pktsim_opts;
 
 /* tl_pktsim_create with plug-ins chosen by o. An unknown name is EINVAL,

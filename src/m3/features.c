@@ -82,12 +82,23 @@ void m3_features_config(const m3_pathwl *w, const tl_params *p, const char *cc, 
     x[F_RATE_MAX] = (float)(rmax / 1e9);
     x[F_RTT] = (float)(rtt_s * 1e6);
     x[F_BDP] = (float)(rmin * rtt_s / 8 / 1000);
-    x[F_BUFFER] = (float)(tl_knob(p, TL_K_SW_BUFFER_BYTES) / 1000);
     double mtu = tl_knob(p, TL_K_NIC_MTU_BYTES);
+    /* the buffer and window pktsim takes when their knobs say "from the
+     * fabric" (0): the network's references, or this path's own */
+    tl_fabric_ref fab = w->fabric;
+    if (!fab.rtt_ps) {
+        for (int l = 0; l < w->n_links; l++)
+            fab.rtt_ps += 2 * w->link[l].delay_ps +
+                          (int64_t)(mtu * 8e12 / (double)w->link[l].rate_bps);
+        fab.bdp_bytes = (uint64_t)((double)fab.rtt_ps * 1e-12 * rmin / 8);
+        fab.nic_bps = w->link[0].rate_bps;
+    }
+    x[F_BUFFER] = (float)((double)tl_pktsim_buffer_bytes(p, fab.nic_bps) / 1000);
     const tl_cc_desc *d = tl_cc_lookup(cc);
     /* DCQCN, HPCC and TIMELY run without a window here */
-    x[F_WINDOW] = d && d->window_knob >= 0 ? (float)(tl_cc_start_window_bytes(d, p, mtu) / 1000)
-                                           : NAN;
+    x[F_WINDOW] = d && d->window_knob >= 0
+                      ? (float)(tl_cc_start_window_bytes(d, p, mtu, (double)fab.bdp_bytes) / 1000)
+                      : NAN;
     x[F_PFC] = (float)tl_knob(p, TL_K_SW_PFC);
     for (int i = 0; i < N_CC_COLS; i++)
         x[F_CC_DCTCP + i] = (float)(d && d->id == i);

@@ -277,7 +277,7 @@ int tl_m3_run(tl_m3 *s, tl_progress *prog, tl_err *err)
     if (s->is_run)
         return tl_err_set(err, TL_EINVAL, "m3: run called twice");
     double t0 = tl_wall_s();
-    int rc = m3_paths_build(&s->g, s->r, s->f, err);
+    int rc = m3_paths_build(&s->g, s->r, s->f, (uint32_t)tl_knob(s->p, TL_K_NIC_MTU_BYTES), err);
     rc = rc ? rc : m3_paths_sample(&s->g, s->o.n_paths, s->seed, &s->sel, &s->draws, &s->n_sel,
                                    err);
     if (rc)

@@ -13,6 +13,7 @@
 #include "tailor/err.h"
 #include "tailor/flowsim.h"
 #include "tailor/params.h"
+#include "tailor/pktsim.h"
 #include "tailor/progress.h"
 #include "tailor/result.h"
 #include "tailor/rng.h"
@@ -47,6 +48,7 @@ typedef struct m3_pathwl {
     uint16_t *src_key, *dst_key; /* (n_flows) or NULL */
     size_t n_flows, cap;
     size_t n_fg;
+    tl_fabric_ref fabric; /* the network's references; zero: the path's own */
 } m3_pathwl;
 
 int m3_pathwl_init(m3_pathwl *w, int n_links, int with_keys, tl_err *err);
@@ -83,9 +85,12 @@ typedef struct m3_paths {
     uint32_t *rep;     /* (n_paths) the first flow on each path */
     uint32_t *n_fg;    /* (n_paths) flows on each path (its foreground) */
     m3_flowrec *rec;   /* (n_flows) each flow: its path id and what a workload reads */
+    tl_fabric_ref fabric; /* the whole network's, for every path's workload */
 } m3_paths;
 
-int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *err);
+/* mtu_bytes: for the fabric references (tl_fabric_ref_of). */
+int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, uint32_t mtu_bytes,
+                   tl_err *err);
 void m3_paths_fini(m3_paths *g);
 /* k draws with replacement, each path with probability n_fg / n_flows:
  * *ids (sorted) and *draws hold the n_unique distinct paths drawn and how

@@ -24,10 +24,12 @@ static uint64_t hash_path(const uint32_t *c, uint32_t n)
     return h;
 }
 
-int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, tl_err *err)
+int m3_paths_build(m3_paths *g, const tl_routes *r, const tl_flows *f, uint32_t mtu_bytes,
+                   tl_err *err)
 {
     memset(g, 0, sizeof *g);
-    int rc = tl_flow_paths_build(&g->fp, r, f, err);
+    int rc = tl_fabric_ref_of(tl_routes_topo(r), mtu_bytes, &g->fabric, err);
+    rc = rc ? rc : tl_flow_paths_build(&g->fp, r, f, err);
     if (rc)
         return rc;
     size_t n = f->n, cap = 16;
@@ -178,6 +180,7 @@ int m3_paths_workload(const m3_paths *g, const tl_topo *t, uint32_t pid, m3_path
     for (int q = 0; q < np; q++)
         most += fp->chan_off[pc[q] + 1] - fp->chan_off[pc[q]];
     int rc = m3_pathwl_init(w, np, 0, err);
+    w->fabric = g->fabric;
     rc = rc ? rc : m3_pathwl_reserve(w, most, err);
     /* where each channel sits on the path: a lookup per hop of a flow
      * instead of a scan of the path (a third of the build's instructions) */

@@ -84,7 +84,10 @@ int m3_path_pktsim(const m3_pathwl *w, const tl_params *p, const char *cc, uint6
     }
     f.n = w->n_flows;
     if (!(r = tl_routes_create(t, seed, err)) ||
-        !(sim = tl_pktsim_create(t, r, &f, p, cc, seed, err))) {
+        !(sim = tl_pktsim_create_opts(
+              t, r, &f, p,
+              &(tl_pktsim_opts){.cc = cc, .fabric = w->fabric.rtt_ps ? &w->fabric : NULL}, seed,
+              err))) {
         rc = err && err->code ? err->code : TL_ENOMEM;
         goto done;
     }

@@ -501,7 +501,8 @@ static int make_scenario(const char *dir, uint64_t seed, uint64_t scen, const m3
     int is_net = o->is_net_truth && !reuse;
     double *net_sd = is_net ? malloc((w.flows.n + 1) * sizeof *net_sd) : NULL;
     rc = !sel || (is_net && !net_sd) ? tl_err_nomem(err) : 0;
-    rc = rc ? rc : m3_paths_build(&g, w.routes, &w.flows, err);
+    rc = rc ? rc : m3_paths_build(&g, w.routes, &w.flows,
+                                  (uint32_t)tl_knob(&cfg.p, TL_K_NIC_MTU_BYTES), err);
     rc = rc ? rc : draw_paths(&g, seed, scen, per, sel, &k, err);
     if (!rc && is_net)
         rc = net_truth(&w, &cfg, net_sd, err);

@@ -24,8 +24,10 @@
  * folder labelled by an older truth is neither extended nor reused
  * (--truth-from): 2 since pktsim's timer stops when all is acknowledged and
  * lossless fabrics time out after nic.rto_lossless_ps, 3 since PFC switches
- * keep headroom and so never drop (docs/m3.md). */
-#define M3_LABELS_VERSION 3
+ * keep headroom and so never drop, 4 since HPCC takes one fabric-wide T and
+ * DCQCN's presets run without the byte counter (docs/m3.md; dctcp-rate's
+ * and TIMELY's labels at 10 Gb/s did not move). */
+#define M3_LABELS_VERSION 4
 
 /* The label: log of the true quantile over the reference. */
 static inline float m3_label(double truth, double fs) { return (float)log(truth / fs); }

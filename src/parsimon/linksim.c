@@ -214,7 +214,9 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
     lf.n = lf.cap = m;
     uint64_t seed = tl_mix64(env->seed ^ tl_mix64((uint64_t)chan + 1));
     if (!(lr = tl_routes_create(lt, seed, err)) ||
-        !(sim = tl_pktsim_create(lt, lr, &lf, env->p, env->cc, seed, err))) {
+        !(sim = tl_pktsim_create_opts(lt, lr, &lf, env->p,
+                                      &(tl_pktsim_opts){.cc = env->cc, .fabric = &env->fabric},
+                                      seed, err))) {
         rc = err && err->code ? err->code : TL_ENOMEM;
         goto done;
     }

@@ -217,7 +217,9 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
     }
     for (uint32_t c = 0; !rc && s->o.is_passthrough && c < s->d.n_chans; c++)
         s->pass[c] = (uint8_t)ps_is_passthrough(&s->d, s->t, c);
-    ps_env env = {s->t, s->f, &s->p, s->cc, s->seed, &s->d, &s->o, s->mtu, s->header};
+    ps_env env = {s->t, s->f, &s->p, s->cc, s->seed, &s->d, &s->o, s->mtu, s->header, {0}};
+    if (!rc)
+        rc = tl_fabric_ref_of(s->t, s->mtu, &env.fabric, err);
     if (!rc)
         rc = ps_cluster(&env, s->o.is_cluster, s->pass, s->rep, err);
     double t1 = tl_wall_s();

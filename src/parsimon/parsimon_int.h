@@ -5,6 +5,7 @@
 #define TAILOR_PARSIMON_INT_H
 
 #include "tailor/parsimon.h"
+#include "tailor/pktsim.h"
 #include "tailor/rng.h"
 
 /* Data packets of a flow: its payload in mtu-byte packets, at least one. */
@@ -91,6 +92,7 @@ typedef struct ps_env {
     const ps_decomp *d;
     const tl_parsimon_opts *o;
     uint32_t mtu, header;
+    tl_fabric_ref fabric; /* the whole network's, for every link simulation */
 } ps_env;
 
 typedef struct ps_link_out {

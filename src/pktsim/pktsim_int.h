@@ -140,6 +140,7 @@ struct tl_pktsim {
     /* configuration, from the parameter registry */
     uint32_t mtu_bytes, header_bytes, ack_bytes, ack_every_pkts;
     uint64_t buffer_bytes;
+    tl_fabric_ref fabric; /* the references HPCC's T and dctcp-rate's window take */
     double dt_alpha;
     int is_pfc;
     int is_direct_ctrl; /* tl_pktsim_set_direct_acks: control packets as timed events */

@@ -104,7 +104,7 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     const tl_params *p = &s->params;
     uint32_t mtu = (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES);
     uint32_t hdr = (uint32_t)tl_knob(p, TL_K_NIC_HEADER_BYTES);
-    uint64_t buffer = (uint64_t)tl_knob(p, TL_K_SW_BUFFER_BYTES);
+    uint64_t buffer = tl_pktsim_buffer_bytes(p, s->fabric.nic_bps);
     double kmin = tl_knob(p, TL_K_SW_KMIN_BYTES_PER_GBPS);
     double kmax = tl_knob(p, TL_K_SW_KMAX_BYTES_PER_GBPS);
     int is_pfc = tl_knob(p, TL_K_SW_PFC) != 0;
@@ -353,7 +353,9 @@ static int build_flows(tl_pktsim *s, tl_err *err)
             sf->io = (tl_cc_io){.cwnd_bytes = UINT64_MAX,
                                 .line_bps = s->ports[s->path[off]].rate_bps,
                                 .mss_bytes = s->mtu_bytes,
-                                .base_rtt_ps = base_rtt(s, off, h)};
+                                .base_rtt_ps = base_rtt(s, off, h),
+                                .fabric_rtt_ps = s->fabric.rtt_ps,
+                                .fabric_bdp_bytes = s->fabric.bdp_bytes};
         }
         const tl_subflow *sf0 = &s->sub[i * n_sub];
         c->nic_port = s->path[sf0->path_off];
@@ -420,6 +422,10 @@ tl_pktsim *tl_pktsim_create_opts(const tl_topo *t, const tl_routes *r, const tl_
     s->flows = f;
     s->seed = seed;
     if (find_plugins(s, o, err) || tl_params_copy(&s->params, p, err))
+        goto fail;
+    if (o && o->fabric)
+        s->fabric = *o->fabric;
+    else if (tl_fabric_ref_of(t, (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES), &s->fabric, err))
         goto fail;
     tl_rng_init(&s->rng, seed, "pktsim", 0);
     if (tl_heap_init(&s->heap, 1024, err) ||

@@ -24,8 +24,8 @@ static const tl_param_def net_params[TL_K_N_NET] = {
      "Header bytes added to every data packet (Parsimon's constant, 48 B)."},
     [TL_K_NIC_ACK_BYTES] = {"nic.ack_bytes", TL_UNIT_BYTES, 60, 1, 1024, 1, TL_DIR_NEUTRAL,
      "Size of an ACK packet on the wire (Parsimon's constant, 60 B)."},
-    [TL_K_SW_BUFFER_BYTES] = {"switch.buffer_bytes", TL_UNIT_BYTES, 3145728, 1024, 1e12, 1, TL_DIR_UP_THROUGHPUT,
-     "Shared packet buffer per switch (ns-3 HPCC run.py gives 3 MiB at 10 Gb/s)."},
+    [TL_K_SW_BUFFER_BYTES] = {"switch.buffer_bytes", TL_UNIT_BYTES, 0, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+     "Shared packet buffer per switch; 0 sizes it with the fastest host link as the ns-3 HPCC fork's run.py does: floor(16 MiB x rate / 50 Gb/s), i.e. 3 MiB at 10 Gb/s, 32 MiB at 100 Gb/s."},
     /* pktsim's transport and switch model (docs/pktsim.md). Marking thresholds
      * scale with the port's rate as parsimon-eval sets them: K = 3 KB per Gb/s. */
     [TL_K_NIC_RTO_PS] = {"nic.rto_ps", TL_UNIT_PS, 1e9, 1e6, 1e13, 1, TL_DIR_NEUTRAL,

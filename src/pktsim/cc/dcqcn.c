@@ -13,7 +13,8 @@
  * the period], g' = dce_tcp_g / 1024. Periods without a CNP are folded in
  * lazily (alpha x g'^k), which is exact and needs no per-microsecond timer.
  * Rate increase, driven by a timer (rpg_time_reset) and a byte counter
- * (rpg_byte_reset, counted on acknowledged bytes), each event: fast recovery
+ * (rpg_byte_reset, counted on acknowledged bytes; 0 = the timer alone, as
+ * the presets run it), each event: fast recovery
  * while both counters are below rpg_threshold (Rc <- (Rt + Rc)/2); hyper
  * increase when both are above it (Rt += i hai_rate, i = min - threshold);
  * additive increase otherwise (Rt += ai_rate); then Rc <- (Rt + Rc)/2. */
@@ -61,10 +62,11 @@ static const tl_param_def knobs[N_KNOBS] = {
     [RPG_TIME_RESET_PS] =
         {"dcqcn.rpg_time_reset_ps", TL_UNIT_PS, 300e6, 1e6, 1e11, 0, TL_DIR_UP_DELAY,
          "Rate-increase timer: one increase event per period without a cut (NVIDIA: 300 us)."},
-    [RPG_BYTE_RESET_BYTES] = {"dcqcn.rpg_byte_reset_bytes", TL_UNIT_BYTES, 32767, 1, 1e12, 1,
+    [RPG_BYTE_RESET_BYTES] = {"dcqcn.rpg_byte_reset_bytes", TL_UNIT_BYTES, 32767, 0, 1e12, 1,
                               TL_DIR_UP_DELAY,
                               "Byte counter: one increase event per this many bytes sent without a "
-                              "cut (NVIDIA: 32767)."},
+                              "cut; 0 = no byte counter, the timer alone (NVIDIA: 32767; the "
+                              "dcqcn presets set 0, as the reference simulators run DCQCN)."},
     [RPG_THRESHOLD] =
         {"dcqcn.rpg_threshold", TL_UNIT_NONE, 1, 1, 31, 1, TL_DIR_UP_DELAY,
          "Increase events spent in fast recovery before additive increase (NVIDIA: 1)."},
@@ -99,9 +101,14 @@ static const tl_param_def knobs[N_KNOBS] = {
 
 /* DCQCN as NVIDIA ships it, on a lossless fabric; the switch thresholds are
  * the HPCC fork's dcqcn preset (100 Gb/s: Kmin 400 KB, Kmax 1600 KB, Pmax 0.2,
- * i.e. 4 and 16 KB per Gb/s). */
+ * i.e. 4 and 16 KB per Gb/s). The byte counter is off, as both reference
+ * simulators run DCQCN (the HPCC fork and PARALEON's ns-3 increase on the
+ * timer alone): NVIDIA's 32767 B fires every 2.6 us at 100 Gb/s, which makes
+ * the increases proportional to the rate and holds two equal flows at 86/14
+ * (docs/congestion-control.md). */
 static const tl_param_value nvidia_default[] = {
     {"switch.pfc", 1},
+    {"dcqcn.rpg_byte_reset_bytes", 0},
     {"switch.pfc_shift", 3},
     {"switch.kmin_bytes_per_gbps", 4000},
     {"switch.kmax_bytes_per_gbps", 16000},
@@ -113,6 +120,7 @@ static const tl_param_value nvidia_default[] = {
  * the paper's ns-3 setup, i.e. 16 and 64 KB per Gb/s (docs/congestion-control.md). */
 static const tl_param_value expert[] = {
     {"switch.pfc", 1},
+    {"dcqcn.rpg_byte_reset_bytes", 0},
     {"switch.pfc_shift", 3},
     {"switch.kmin_bytes_per_gbps", 16000},
     {"switch.kmax_bytes_per_gbps", 64000},
@@ -124,8 +132,8 @@ static const tl_param_value expert[] = {
 };
 static const tl_preset presets[] = {
     {"dcqcn.nvidia-default",
-     "DCQCN with NVIDIA's defaults, PFC on (dynamic thresholds, pfc_shift 3; the default for cc "
-     "dcqcn)",
+     "DCQCN with NVIDIA's defaults but no byte counter (timer-only increase, as the reference "
+     "simulators), PFC on (dynamic thresholds, pfc_shift 3; the default for cc dcqcn)",
      nvidia_default, sizeof nvidia_default / sizeof *nvidia_default},
     {"dcqcn.expert",
      "DCQCN as tuned by PARALEON's network experts (paraleon.txt Table I; PFC, pfc_shift 3)",
@@ -202,8 +210,11 @@ static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
 
 static void increase(dcqcn *st, tl_cc_io *io)
 {
-    uint32_t lo = st->t_cnt < st->b_cnt ? st->t_cnt : st->b_cnt;
-    uint32_t hi = st->t_cnt < st->b_cnt ? st->b_cnt : st->t_cnt;
+    /* without a byte counter the timer alone drives the stages (the HPCC
+     * fork's and PARALEON's ns-3 DCQCN) */
+    uint32_t b = st->byte_reset ? st->b_cnt : st->t_cnt;
+    uint32_t lo = st->t_cnt < b ? st->t_cnt : b;
+    uint32_t hi = st->t_cnt < b ? b : st->t_cnt;
     if (hi < st->threshold) {
         /* fast recovery: towards the target only */
     } else if (lo > st->threshold) {
@@ -220,8 +231,8 @@ static void increase(dcqcn *st, tl_cc_io *io)
 static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
 {
     dcqcn *st = vst;
-    if (!st->has_had_cnp || st->rc_bps >= (double)io->line_bps)
-        return; /* nothing to recover */
+    if (!st->has_had_cnp || st->rc_bps >= (double)io->line_bps || !st->byte_reset)
+        return; /* nothing to recover, or no byte counter */
     st->bytes_since += a->newly_acked;
     while (st->bytes_since >= st->byte_reset) {
         st->bytes_since -= st->byte_reset;
@@ -297,7 +308,7 @@ static const tl_cc_ops ops = {
 const tl_cc_desc tl_cc_dcqcn = {
     .name = "dcqcn",
     .id = TL_CC_DCQCN,
-    .doc = "DCQCN (Zhu et al. SIGCOMM'15) with NVIDIA's knob names and defaults. Congestion point: switches mark with RED between Kmin and Kmax up to Pmax (the switch.* knobs; the dcqcn presets set them). Notification point: the receiver sends a CNP for a marked packet, at most one per flow per min_time_between_cnps. Reaction point: on a CNP, at most once per rate_reduce_monitor_period, the target rate is clamped to the current one (clamp_tgt_rate, or after a timer increase with clamp_tgt_rate_after_time_inc) and the current rate is cut to max(min_rate, rate x max(1 - alpha 2^(10-rpg_gd), rpg_min_dec_fac)); a flow's first CNP may instead set rate_to_set_on_first_cnp. Alpha moves once per dce_tcp_rtt by weight dce_tcp_g/1024 towards 1 if a CNP came in the period, else towards 0. Increase events come from a timer (rpg_time_reset) and a byte counter (rpg_byte_reset, on acknowledged bytes): fast recovery while both counters are below rpg_threshold (rate halfway to the target), hyper increase when both exceed it (target + i hai_rate), additive increase otherwise (target + ai_rate). No window; PFC on by default (preset dcqcn.nvidia-default).",
+    .doc = "DCQCN (Zhu et al. SIGCOMM'15) with NVIDIA's knob names and defaults. Congestion point: switches mark with RED between Kmin and Kmax up to Pmax (the switch.* knobs; the dcqcn presets set them). Notification point: the receiver sends a CNP for a marked packet, at most one per flow per min_time_between_cnps. Reaction point: on a CNP, at most once per rate_reduce_monitor_period, the target rate is clamped to the current one (clamp_tgt_rate, or after a timer increase with clamp_tgt_rate_after_time_inc) and the current rate is cut to max(min_rate, rate x max(1 - alpha 2^(10-rpg_gd), rpg_min_dec_fac)); a flow's first CNP may instead set rate_to_set_on_first_cnp. Alpha moves once per dce_tcp_rtt by weight dce_tcp_g/1024 towards 1 if a CNP came in the period, else towards 0. Increase events come from a timer (rpg_time_reset) and a byte counter (rpg_byte_reset, on acknowledged bytes; 0 = none, the timer alone, as the presets and the reference simulators run it): fast recovery while both counters are below rpg_threshold (rate halfway to the target), hyper increase when both exceed it (target + i hai_rate), additive increase otherwise (target + ai_rate). No window; PFC on by default (preset dcqcn.nvidia-default).",
     .groups = "dcqcn,switch",
     .knobs = knobs,
     .n_knobs = N_KNOBS,

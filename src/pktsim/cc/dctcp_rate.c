@@ -5,7 +5,9 @@
  * outside recovery cuts the rate to max(min_rate, rate (1 - alpha/2)) and
  * starts a recovery that lasts until snd_una passes the current snd_nxt; each
  * batch that ends outside recovery adds ai to the rate, up to line rate. The
- * window is fixed_window x rate / line rate (the HPCC code's VAR_WIN). */
+ * window is W x rate / line rate (the HPCC code's VAR_WIN), where W is the
+ * fabric's largest BDP (tl_fabric_ref; the fork's maxBdp, 18 KB on the
+ * 10 Gb/s 32-rack fabric Parsimon evaluates) unless window_bytes fixes it. */
 #include "../cc.h"
 
 extern const tl_cc_desc tl_cc_dctcp_rate;
@@ -19,10 +21,11 @@ static const tl_param_def knobs[N_KNOBS] = {
                 "Rate added per batch outside recovery (DCTCP_RATE_AI 615 Mb/s)."},
     [MIN_RATE_BPS] = {"dctcp_rate.min_rate_bps", TL_UNIT_BPS, 1e9, 1e3, 1e12, 0,
                       TL_DIR_UP_THROUGHPUT, "Floor of the rate cuts (MIN_RATE 1 Gb/s)."},
-    [WINDOW_BYTES] = {"dctcp_rate.window_bytes", TL_UNIT_BYTES, 18000, 1000, 1e10, 1,
+    [WINDOW_BYTES] = {"dctcp_rate.window_bytes", TL_UNIT_BYTES, 0, 0, 1e10, 1,
                       TL_DIR_UP_THROUGHPUT,
-                      "Window at line rate, scaled by rate / line rate (FIXED_WIN 18 KB = 10 "
-                      "Gb/s x 14.4 us)."},
+                      "Window at line rate, scaled by rate / line rate; 0 takes the fabric's "
+                      "largest BDP as the ns-3 HPCC fork does (maxBdp: 18 KB = 10 Gb/s x 14.4 us "
+                      "on Parsimon's 32-rack fabric)."},
 };
 
 typedef struct dctcp_rate {
@@ -42,6 +45,17 @@ static void set_window(dctcp_rate *st, tl_cc_io *io)
     io->cwnd_bytes = w > io->mss_bytes ? w : io->mss_bytes;
 }
 
+/* window_bytes, or the fabric's largest BDP (this path's when the fabric
+ * has none, e.g. a lone host pair on one switch). */
+static uint64_t window(const double *k, const tl_cc_io *io)
+{
+    if (k[WINDOW_BYTES] > 0)
+        return (uint64_t)k[WINDOW_BYTES];
+    if (io->fabric_bdp_bytes)
+        return io->fabric_bdp_bytes;
+    return (uint64_t)((double)io->line_bps * (double)io->base_rtt_ps * 1e-12 / 8);
+}
+
 static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
 {
     dctcp_rate *st = vst;
@@ -50,7 +64,7 @@ static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
     st->alpha = 1.0;
     st->ai_bps = k[AI_BPS];
     st->min_bps = k[MIN_RATE_BPS];
-    st->win_bytes = (uint64_t)k[WINDOW_BYTES];
+    st->win_bytes = window(k, io);
     st->rate_bps = (double)io->line_bps;
     if (st->min_bps > st->rate_bps)
         st->min_bps = st->rate_bps;
@@ -92,7 +106,7 @@ static void reconfigure(void *vst, tl_cc_io *io, const tl_params *p)
     st->g = k[G];
     st->ai_bps = k[AI_BPS];
     st->min_bps = k[MIN_RATE_BPS];
-    st->win_bytes = (uint64_t)k[WINDOW_BYTES];
+    st->win_bytes = window(k, io);
     if (st->min_bps > (double)io->line_bps)
         st->min_bps = (double)io->line_bps;
     set_window(st, io);
@@ -109,7 +123,7 @@ static const tl_cc_ops ops = {
 const tl_cc_desc tl_cc_dctcp_rate = {
     .name = "dctcp-rate",
     .id = TL_CC_DCTCP_RATE,
-    .doc = "Rate-based DCTCP of the ns-3 HPCC code (CC_MODE 8), the congestion control of Parsimon's and m3's ground truth. A flow starts at line rate with alpha = 1; alpha moves once per batch (a window of sent data) by gain g towards the marked fraction; a marked ACK outside recovery sets rate = max(min rate, rate (1 - alpha/2)) and starts a recovery that lasts until everything sent before it is acknowledged; each batch that ends outside recovery adds ai to the rate, up to line rate. The window is window_bytes x rate / line rate (the HPCC code's VAR_WIN).",
+    .doc = "Rate-based DCTCP of the ns-3 HPCC code (CC_MODE 8), the congestion control of Parsimon's and m3's ground truth. A flow starts at line rate with alpha = 1; alpha moves once per batch (a window of sent data) by gain g towards the marked fraction; a marked ACK outside recovery sets rate = max(min rate, rate (1 - alpha/2)) and starts a recovery that lasts until everything sent before it is acknowledged; each batch that ends outside recovery adds ai to the rate, up to line rate. The window is W x rate / line rate (the HPCC code's VAR_WIN), W the fabric's largest BDP (the fork's maxBdp: twice the propagation plus one MTU's serialization per hop, times the path's slowest link; 18 KB on Parsimon's 10 Gb/s 32-rack fabric) unless window_bytes fixes it.",
     .groups = "dctcp_rate,switch",
     .knobs = knobs,
     .n_knobs = N_KNOBS,

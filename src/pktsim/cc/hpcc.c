@@ -8,7 +8,12 @@
  *   otherwise:                          W = Wc + W_AI
  * Wc (the reference window) and incStage move only once per RTT (when the
  * ACK passes the snd_nxt recorded at the previous update). Pacing rate = W /
- * T, capped at line rate. W_AI = ai_bps x T. */
+ * T, capped at line rate. W_AI = ai_bps x T.
+ * T is one for the whole fabric (tl_fabric_ref: its largest base RTT), as
+ * the paper sets it and the ns-3 HPCC fork runs it (GLOBAL_T 1): every flow
+ * then moves its rate W/T by the same steps, whatever its path's length, and
+ * flows of different RTTs share a bottleneck fairly. per_flow_t takes each
+ * path's own base RTT instead, which favours the longer paths. */
 #include <string.h>
 
 #include "../cc.h"
@@ -21,6 +26,7 @@ enum {
     ETA,
     MAX_STAGE,
     AI_BPS,
+    PER_FLOW_T,
     N_KNOBS
 };
 static const tl_param_def knobs[N_KNOBS] = {
@@ -32,6 +38,9 @@ static const tl_param_def knobs[N_KNOBS] = {
     [AI_BPS] = {"hpcc.ai_bps", TL_UNIT_BPS, 50e6, 1e3, 1e11, 0, TL_DIR_UP_THROUGHPUT,
                 "Additive increase W_AI, as a rate (W_AI = ai x base RTT; ns-3 HPCC fork RATE_AI "
                 "order: 50 Mb/s)."},
+    [PER_FLOW_T] = {"hpcc.per_flow_t", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_NEUTRAL,
+                    "1: T is each flow's own base RTT; 0: one T for the fabric, its largest base "
+                    "RTT (the paper's and the ns-3 HPCC fork's GLOBAL_T 1)."},
 };
 
 /* ---- presets ---- */
@@ -58,7 +67,8 @@ static void read_knobs(hpcc *st, const tl_cc_io *io, const tl_params *p)
     const double *k = tl_cc_knobs(&tl_cc_hpcc, p);
     st->eta = k[ETA];
     st->max_stage = (uint32_t)k[MAX_STAGE];
-    st->t_s = (double)io->base_rtt_ps * 1e-12;
+    int64_t t = k[PER_FLOW_T] != 0 || io->fabric_rtt_ps <= 0 ? io->base_rtt_ps : io->fabric_rtt_ps;
+    st->t_s = (double)t * 1e-12;
     st->w_ai_bytes = k[AI_BPS] * st->t_s / 8;
 }
 
@@ -161,7 +171,7 @@ static const tl_cc_ops ops = {
 const tl_cc_desc tl_cc_hpcc = {
     .name = "hpcc",
     .id = TL_CC_HPCC,
-    .doc = "HPCC (Li et al. SIGCOMM'19): every switch stamps in-band telemetry (queue length, transmitted bytes, time, rate) on data packets, and the ACK echoes it. The sender estimates the most utilized hop's utilization U (queue over BDP plus transmit rate over capacity, EWMA over the sample interval) and sets the window W = Wc / (U/eta) + W_AI when U >= eta or after max_stage additive rounds, else W = Wc + W_AI; the reference window Wc moves once per RTT. Pacing rate = W / base RTT. PFC on by default (preset hpcc.default).",
+    .doc = "HPCC (Li et al. SIGCOMM'19): every switch stamps in-band telemetry (queue length, transmitted bytes, time, rate) on data packets, and the ACK echoes it. The sender estimates the most utilized hop's utilization U (queue over BDP plus transmit rate over capacity, EWMA over the sample interval) and sets the window W = Wc / (U/eta) + W_AI when U >= eta or after max_stage additive rounds, else W = Wc + W_AI; the reference window Wc moves once per RTT. Pacing rate = W / T. T is the fabric's largest base RTT (twice the propagation plus one MTU's serialization per hop, as the ns-3 HPCC fork's maxRtt), one for all flows, so flows on short and long paths share a bottleneck fairly; per_flow_t takes each flow's own base RTT. PFC on by default (preset hpcc.default).",
     .groups = "hpcc",
     .knobs = knobs,
     .n_knobs = N_KNOBS,

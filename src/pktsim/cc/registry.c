@@ -61,11 +61,14 @@ void tl_cc_names(char *buf, size_t n, const char *sep, const char *last_sep, int
     }
 }
 
-double tl_cc_start_window_bytes(const tl_cc_desc *d, const tl_params *p, double mss_bytes)
+double tl_cc_start_window_bytes(const tl_cc_desc *d, const tl_params *p, double mss_bytes,
+                                double fabric_bdp_bytes)
 {
     if (d->window_knob < 0)
         return NAN;
     double w = tl_cc_knobs(d, p)[d->window_knob];
+    if (w == 0)
+        return fabric_bdp_bytes;
     return d->knobs[d->window_knob].unit == TL_UNIT_NONE ? w * mss_bytes : w;
 }
 
