@@ -6,6 +6,10 @@
  * measures the bottleneck's utilization, each sender's share (the first two),
  * the queue's mean and maximum, and over the run the PAUSE frames, drops and
  * timeouts (bench/cc_probe.c; tests/test_cc_fidelity.c asserts them).
+ * Then two bottlenecks in a row ("park"): flow A from host 64 to host 0,
+ * B from host 1 to host 0 (sharing host 0's link with A) and C from host
+ * 65 to host 100 in another pod, on a path that shares only A's ToR uplink;
+ * max-min fairness gives each half the link.
  *   bench_cc_fidelity [CC ...]      (default: every CC pktsim implements)
  *   CC_KNOBS='"dcqcn": {"ai_rate_bps": 2e7}' bench_cc_fidelity dcqcn
  *   CC_T1_MS=20 CC_T2_MS=30 bench_cc_fidelity timely   (another window)
@@ -34,6 +38,22 @@ static int one_case(const char *cc, int gbps, const char *kind, const uint32_t *
     return 0;
 }
 
+/* A = the link into host 0 less B; B and C = their NICs. */
+static int park(const char *cc, int gbps)
+{
+    const char *t1 = getenv("CC_T1_MS"), *t2 = getenv("CC_T2_MS");
+    cc_probe_case c = {.cc = cc, .gbps = gbps, .n_src = 3, .knobs = getenv("CC_KNOBS"),
+                       .src = {64, 1, 65}, .dst = {0, 0, 100}, .is_park = 1,
+                       .t1_ps = (int64_t)((t1 ? atof(t1) : 5) * 1e9),
+                       .t2_ps = (int64_t)((t2 ? atof(t2) : 10) * 1e9)};
+    cc_probe_out o;
+    if (cc_probe_run(&c, &o))
+        return 1;
+    printf("%-11s %4d park    A %5.1f%%  B %5.1f%%  C %5.1f%% of the line (max-min: 50 each)\n",
+           cc, gbps, 100 * (o.down[0] - o.nic[1]), 100 * o.nic[1], 100 * o.nic[2]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -58,10 +78,13 @@ int main(int argc, char **argv)
             is_chosen |= strcmp(argv[a], d->name) == 0;
         if (!is_chosen)
             continue;
-        for (int g = 0; g < 2; g++)
+        for (int g = 0; g < 2; g++) {
             for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
                 if (one_case(d->name, g ? 100 : 10, cases[c].kind, cases[c].src, cases[c].n))
                     return 1;
+            if (park(d->name, g ? 100 : 10))
+                return 1;
+        }
     }
     return 0;
 }
