@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "tailor/pktsim.h"
 #include "tailor/units.h"
 
 static void print_topology(const cli_world *w)
@@ -76,6 +77,23 @@ static int print_workload(const cli_world *w, int is_from_file, int n_threads, t
     return 0;
 }
 
+/* The fabric-wide references pktsim sizes by (tl_fabric_ref), so that a
+ * knob left at "from the fabric" (0) shows what it becomes. */
+static int print_fabric(const cli_world *w, tl_err *err)
+{
+    tl_fabric_ref f;
+    int rc = tl_fabric_ref_of(w->topo, (uint32_t)tl_knob(&w->sc.params, TL_K_NIC_MTU_BYTES), &f,
+                              err);
+    if (rc)
+        return rc;
+    uint64_t buf = tl_pktsim_buffer_bytes(&w->sc.params, f.nic_bps);
+    printf("fabric: largest base RTT %.2f us and BDP %llu B (HPCC's T, dctcp-rate's window); "
+           "switch buffer %.3g MiB%s\n",
+           (double)f.rtt_ps * 1e-6, (unsigned long long)f.bdp_bytes, (double)buf / 1048576,
+           tl_knob(&w->sc.params, TL_K_SW_BUFFER_BYTES) == 0 ? " (from the host links)" : "");
+    return 0;
+}
+
 /* Shared with `tailor demo`. is_from_file: the flows came from --flows, not
  * from the scenario's classes (whose mean sizes then say nothing). */
 int inspect_print(const cli_world *w, int is_from_file, int n_threads, tl_err *err)
@@ -83,7 +101,8 @@ int inspect_print(const cli_world *w, int is_from_file, int n_threads, tl_err *e
     printf("scenario: %s (%s), seed %llu, cc %s\n", w->sc.name, w->sc.source,
            (unsigned long long)w->sc.seed, w->sc.cc);
     print_topology(w);
-    return print_workload(w, is_from_file, n_threads, err);
+    int rc = print_fabric(w, err);
+    return rc ? rc : print_workload(w, is_from_file, n_threads, err);
 }
 
 int cmd_inspect(int argc, char **argv)

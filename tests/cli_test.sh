@@ -81,6 +81,11 @@ check "inspect exits 0" test $? -eq 0
 check "inspect counts" grep -q "308 nodes (256 hosts, 52 switches), 352 links" "$tmp/insp"
 check "inspect oversubscription" grep -q "tier 2: .* 2.00:1" "$tmp/insp"
 check "inspect path lengths" grep -q " 6: " "$tmp/insp"
+# the fork's maxRtt and maxBdp on Parsimon's fabric (parsimon.md: 14.4 us, 18 KB), 3 MiB at 10 Gb/s
+check "inspect fabric references" grep -q "largest base RTT 14.40 us and BDP 18000 B" "$tmp/insp"
+check "inspect buffer from the host links" grep -q "switch buffer 3 MiB (from the host links)" "$tmp/insp"
+"$bin" inspect --quiet --set switch.buffer_bytes=5000000 >"$tmp/insp2"
+check "inspect buffer set by hand" grep -q "switch buffer 4.77 MiB$" "$tmp/insp2"
 "$bin" inspect --flows "$tmp/flows.csv" --quiet >"$tmp/insp2"
 check "inspect --flows reads the file" grep -q "200000 flows" "$tmp/insp2"
 "$bin" inspect --set nic.mtu_byte=9000 2>"$tmp/err"
