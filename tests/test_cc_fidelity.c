@@ -22,6 +22,8 @@
 
 #include "cc_probe.h"
 #include "tailor/cc.h"
+#include "tailor/pktsim.h"
+#include "tailor/world.h"
 
 #define MS 1000000000LL
 
@@ -152,6 +154,65 @@ static void one_cc(const struct expect *e)
     }
 }
 
+static tl_fabric_ref ref_of_json(const char *topo)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"topology\": %s, \"workload\": {\"flows\": 2, \"classes\": [{\"sizes\": "
+             "{\"dist\": \"fixed\", \"mean_bytes\": 1000}, \"spatial\": {\"type\": "
+             "\"permutation\"}, \"arrival\": {\"process\": \"simultaneous\"}}]}}",
+             topo);
+    tl_world w;
+    tl_err err;
+    tl_err_clear(&err);
+    if (tl_world_from_json(&w, json, 1, &err))
+        fail_msg("%s", err.msg);
+    tl_fabric_ref r;
+    assert_int_equal(tl_fabric_ref_of(w.topo, 1000, &r, &err), 0);
+    tl_world_fini(&w);
+    return r;
+}
+
+/* The fabric references as the ns-3 HPCC fork computes maxRtt and maxBdp:
+ * Parsimon's 32-rack fabric gives the 14.4 us and 18,000 B its runs pass
+ * (../shared/notes/parsimon.md: --base_rtt 14400 --fwin 18000); a k = 8
+ * tree at 100 Gb/s 12 us of propagation and six 80 ns serializations; and
+ * of two equal-hop paths the slower one counts. */
+static void fabric_references(void **state)
+{
+    (void)state;
+    tl_fabric_ref r = ref_of_json(
+        "{\"type\": \"fabric\", \"pods\": 2, \"racks_per_pod\": 16, \"hosts_per_rack\": 8, "
+        "\"planes\": 2, \"oversubscription\": 2, \"host_link_bps\": \"10Gbps\", "
+        "\"fabric_link_bps\": \"40Gbps\", \"link_delay_ns\": 1000}");
+    assert_int_equal(r.rtt_ps, 14400000);
+    assert_int_equal(r.bdp_bytes, 18000);
+    assert_int_equal(r.nic_bps, 10000000000ull);
+    r = ref_of_json("{\"type\": \"fat_tree\", \"k\": 8, \"host_link_bps\": \"100Gbps\", "
+                    "\"fabric_link_bps\": \"100Gbps\", \"link_delay_ns\": 1000}");
+    assert_int_equal(r.rtt_ps, 12480000);
+    assert_int_equal(r.bdp_bytes, 156000);
+    /* hosts 0 and 1 on switches 2 and 3, joined through switch 4 (1 us
+     * links) and switch 5 (5 us links, 40 Gb/s): the slow path counts */
+    tl_err err;
+    tl_err_clear(&err);
+    tl_topo *t = tl_topo_create(&err);
+    for (int i = 0; i < 6; i++)
+        tl_topo_add_node(t, i < 2 ? TL_NODE_HOST : TL_NODE_SWITCH, TL_TIER_AUTO, -1, -1, 0, &err);
+    tl_topo_add_link(t, 0, 2, 10000000000ull, 1000000, &err);
+    tl_topo_add_link(t, 1, 3, 10000000000ull, 1000000, &err);
+    tl_topo_add_link(t, 2, 4, 10000000000ull, 1000000, &err);
+    tl_topo_add_link(t, 4, 3, 10000000000ull, 1000000, &err);
+    tl_topo_add_link(t, 2, 5, 40000000000ull, 5000000, &err);
+    tl_topo_add_link(t, 5, 3, 40000000000ull, 5000000, &err);
+    assert_int_equal(tl_topo_finish(t, &err), 0);
+    assert_int_equal(tl_fabric_ref_of(t, 1000, &r, &err), 0);
+    /* 2 x (1 + 5 + 5 + 1) us, two 800 ns and two 200 ns serializations */
+    assert_int_equal(r.rtt_ps, 24000000 + 2 * 800000 + 2 * 200000);
+    assert_int_equal(r.bdp_bytes, 32500);
+    tl_topo_destroy(t);
+}
+
 /* The table covers every CC pktsim implements, and only those. */
 static void table_is_whole(void **state)
 {
@@ -184,6 +245,7 @@ CC_TEST(hpcc, 4)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fabric_references),
         cmocka_unit_test(table_is_whole), cmocka_unit_test(dctcp),  cmocka_unit_test(dctcp_rate),
         cmocka_unit_test(dcqcn),          cmocka_unit_test(timely), cmocka_unit_test(hpcc),
     };

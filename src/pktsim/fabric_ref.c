@@ -6,11 +6,12 @@
  * are the largest over all pairs. HPCC's T and dctcp-rate's window are these
  * (docs/congestion-control.md), so flows on short and long paths share one T.
  *
- * Pairs are not enumerated: hop distances are measured once from every
- * switch a host hangs off (a BFS over switches, hosts are never transit),
- * and the host links at both ends are added to the switch-to-switch part.
- * Among the shortest-hop paths between two switches the slowest one counts,
- * which is what ECMP may pick. */
+ * Hop distances are measured by a BFS over switches (hosts are never
+ * transit, as in routing), once per switch that single-homed hosts hang
+ * off, with their host links added at both ends, and once per multi-homed
+ * host from all its switches at once. A destination counts through those of
+ * its switches at the fewest hops; among the shortest-hop paths the slowest
+ * one counts, which is what ECMP may pick. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,30 +32,88 @@ static int64_t hop_ps(const tl_link *l, uint32_t mtu_bytes)
     return 2 * l->delay_ps + (int64_t)((double)mtu_bytes * 8e12 / (double)l->rate_bps);
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
 typedef struct attach {
-    uint32_t sw;    /* the switch */
-    int64_t cost;   /* the host link's hop_ps */
-    uint64_t rate;  /* the host link's rate */
-    uint32_t host;
+    uint32_t host, sw;
+    int64_t cost;  /* the host link's hop_ps */
+    uint64_t rate; /* the host link's rate */
 } attach;
 
-static int by_switch(const void *a, const void *b)
+static int by_host(const void *a, const void *b)
 {
     const attach *x = a, *y = b;
-    return x->sw < y->sw ? -1 : x->sw > y->sw;
+    return x->host != y->host ? (x->host < y->host ? -1 : 1) : (x->sw > y->sw) - (x->sw < y->sw);
 }
 
-/* Keeps the pair (rtt, rate) if it is the largest round trip or BDP so far. */
-static void consider(tl_fabric_ref *o, int64_t rtt, uint64_t rate)
+typedef struct bfs {
+    uint32_t *dist, *queue;
+    int64_t *cost;  /* the largest over shortest-hop paths */
+    uint64_t *rate; /* that path's slowest link */
+} bfs;
+
+/* From the n attachments at, each a start at distance 0 (with its host
+ * link's cost and rate when with_link). */
+static void run_bfs(const tl_topo *t, uint32_t mtu, const attach *at, size_t n, int with_link,
+                    bfs *b)
 {
-    if (rtt > o->rtt_ps)
-        o->rtt_ps = rtt;
-    uint64_t bdp = (uint64_t)((double)rtt * 1e-12 * (double)rate / 8);
-    if (bdp > o->bdp_bytes)
-        o->bdp_bytes = bdp;
+    uint32_t n_nodes = tl_topo_n_nodes(t), head = 0, tail = 0;
+    for (uint32_t v = 0; v < n_nodes; v++)
+        b->dist[v] = UINT32_MAX;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = at[i].sw;
+        int64_t c = with_link ? at[i].cost : 0;
+        uint64_t r = with_link ? at[i].rate : UINT64_MAX;
+        if (b->dist[s] == UINT32_MAX)
+            b->queue[tail++] = s, b->cost[s] = c, b->rate[s] = r;
+        else if (c > b->cost[s])
+            b->cost[s] = c, b->rate[s] = r;
+        b->dist[s] = 0;
+    }
+    while (head < tail) {
+        uint32_t u = b->queue[head++], nc;
+        const uint32_t *ch = tl_topo_out_chans(t, u, &nc);
+        for (uint32_t k = 0; k < nc; k++) {
+            const tl_link *l = tl_topo_link(t, tl_chan_link(ch[k]));
+            uint32_t v = tl_topo_chan_to(t, ch[k]);
+            if (l->is_failed || tl_topo_node(t, v)->kind != TL_NODE_SWITCH)
+                continue;
+            int64_t cv = b->cost[u] + hop_ps(l, mtu);
+            uint64_t rv = min_u64(b->rate[u], l->rate_bps);
+            if (b->dist[v] == UINT32_MAX) {
+                b->dist[v] = b->dist[u] + 1, b->cost[v] = cv, b->rate[v] = rv;
+                b->queue[tail++] = v;
+            } else if (b->dist[v] == b->dist[u] + 1 && cv > b->cost[v]) {
+                b->cost[v] = cv, b->rate[v] = rv;
+            }
+        }
+    }
 }
 
-static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+/* Every destination host but skip (UINT32_MAX: none) from a source of cost
+ * src_cost and rate src_rate, into o. by_h: attachments sorted by host. */
+static void collect(const attach *by_h, size_t n, const bfs *b, uint32_t skip, int64_t src_cost,
+                    uint64_t src_rate, tl_fabric_ref *o)
+{
+    for (size_t a0 = 0; a0 < n;) {
+        size_t a1 = a0;
+        uint32_t best = UINT32_MAX;
+        for (; a1 < n && by_h[a1].host == by_h[a0].host; a1++)
+            best = b->dist[by_h[a1].sw] < best ? b->dist[by_h[a1].sw] : best;
+        for (size_t j = a0; j < a1 && by_h[a0].host != skip && best != UINT32_MAX; j++) {
+            const attach *d = &by_h[j];
+            if (b->dist[d->sw] != best)
+                continue;
+            int64_t rtt = src_cost + b->cost[d->sw] + d->cost;
+            uint64_t rate = min_u64(min_u64(src_rate, d->rate), b->rate[d->sw]);
+            /* exact: 26 us at 10 Gb/s is 32,500 B, not 32,499 */
+            uint64_t bdp = (uint64_t)((unsigned __int128)rtt * rate / 8000000000000ull);
+            o->rtt_ps = rtt > o->rtt_ps ? rtt : o->rtt_ps;
+            o->bdp_bytes = bdp > o->bdp_bytes ? bdp : o->bdp_bytes;
+        }
+        a0 = a1;
+    }
+}
 
 int tl_fabric_ref_of(const tl_topo *t, uint32_t mtu_bytes, tl_fabric_ref *o, tl_err *err)
 {
@@ -68,16 +127,12 @@ int tl_fabric_ref_of(const tl_topo *t, uint32_t mtu_bytes, tl_fabric_ref *o, tl_
         n_att += nc;
     }
     attach *att = malloc((n_att ? n_att : 1) * sizeof *att);
-    uint32_t *dist = malloc((size_t)n_nodes * sizeof *dist);
-    int64_t *cost = malloc((size_t)n_nodes * sizeof *cost);
-    uint64_t *rate = malloc((size_t)n_nodes * sizeof *rate);
-    uint32_t *queue = malloc((size_t)n_nodes * sizeof *queue);
-    if (!att || !dist || !cost || !rate || !queue) {
-        free(att), free(dist), free(cost), free(rate), free(queue);
-        return tl_err_nomem(err);
-    }
+    uint32_t *n_of = calloc((size_t)n_nodes + 1, sizeof *n_of); /* attachments per host */
+    bfs b = {malloc((size_t)n_nodes * sizeof *b.dist), malloc((size_t)n_nodes * sizeof *b.queue),
+             malloc((size_t)n_nodes * sizeof *b.cost), malloc((size_t)n_nodes * sizeof *b.rate)};
+    int rc = !att || !n_of || !b.dist || !b.queue || !b.cost || !b.rate ? tl_err_nomem(err) : 0;
     n_att = 0;
-    for (uint32_t i = 0; i < n_hosts; i++) {
+    for (uint32_t i = 0; i < n_hosts && !rc; i++) {
         uint32_t nc;
         const uint32_t *ch = tl_topo_out_chans(t, hosts[i], &nc);
         for (uint32_t c = 0; c < nc; c++) {
@@ -85,62 +140,44 @@ int tl_fabric_ref_of(const tl_topo *t, uint32_t mtu_bytes, tl_fabric_ref *o, tl_
             uint32_t to = tl_topo_chan_to(t, ch[c]);
             if (l->is_failed || tl_topo_node(t, to)->kind != TL_NODE_SWITCH)
                 continue;
-            if (l->rate_bps > o->nic_bps)
-                o->nic_bps = l->rate_bps;
-            att[n_att++] = (attach){to, hop_ps(l, mtu_bytes), l->rate_bps, hosts[i]};
+            o->nic_bps = l->rate_bps > o->nic_bps ? l->rate_bps : o->nic_bps;
+            att[n_att++] = (attach){hosts[i], to, hop_ps(l, mtu_bytes), l->rate_bps};
+            n_of[hosts[i]]++;
         }
     }
-    qsort(att, n_att, sizeof *att, by_switch);
-    for (size_t a0 = 0; a0 < n_att;) {
-        size_t a1 = a0;
-        while (a1 < n_att && att[a1].sw == att[a0].sw)
-            a1++;
-        /* BFS from this switch: hop distance, and over the shortest-hop
-         * paths the largest cost with its path's slowest link */
-        for (uint32_t v = 0; v < n_nodes; v++)
-            dist[v] = UINT32_MAX;
-        uint32_t head = 0, tail = 0, s = att[a0].sw;
-        dist[s] = 0, cost[s] = 0, rate[s] = UINT64_MAX;
-        queue[tail++] = s;
-        while (head < tail) {
-            uint32_t u = queue[head++], nc;
-            const uint32_t *ch = tl_topo_out_chans(t, u, &nc);
-            for (uint32_t c = 0; c < nc; c++) {
-                const tl_link *l = tl_topo_link(t, tl_chan_link(ch[c]));
-                uint32_t v = tl_topo_chan_to(t, ch[c]);
-                if (l->is_failed || tl_topo_node(t, v)->kind != TL_NODE_SWITCH)
-                    continue;
-                int64_t cv = cost[u] + hop_ps(l, mtu_bytes);
-                uint64_t rv = min_u64(rate[u], l->rate_bps);
-                if (dist[v] == UINT32_MAX) {
-                    dist[v] = dist[u] + 1, cost[v] = cv, rate[v] = rv;
-                    queue[tail++] = v;
-                } else if (dist[v] == dist[u] + 1 && cv > cost[v]) {
-                    cost[v] = cv, rate[v] = rv;
-                }
+    if (!rc)
+        qsort(att, n_att, sizeof *att, by_host);
+    /* single-homed hosts: one BFS per switch, their host links added after */
+    uint8_t *done = rc ? NULL : calloc((size_t)n_nodes + 1, 1);
+    rc = rc ? rc : !done ? tl_err_nomem(err) : 0;
+    for (size_t i = 0; i < n_att && !rc; i++) {
+        const attach *a = &att[i];
+        if (n_of[a->host] != 1 || done[a->sw])
+            continue;
+        done[a->sw] = 1;
+        run_bfs(t, mtu_bytes, a, 1, 0, &b);
+        /* the costliest host link at this switch, and a second host with as
+         * costly a link, which makes a pair with it */
+        const attach *worst = a;
+        int is_twin = 0;
+        for (size_t j = i + 1; j < n_att; j++)
+            if (n_of[att[j].host] == 1 && att[j].sw == a->sw) {
+                if (att[j].cost > worst->cost)
+                    worst = &att[j], is_twin = 0;
+                else if (att[j].cost == worst->cost)
+                    is_twin = 1;
             }
-        }
-        /* every source host at this switch to every reachable destination
-         * host; sources with the same host link count once (a host is no
-         * pair with itself, unless another host has the same link) */
-        for (size_t i = a0; i < a1; i++) {
-            const attach *src = &att[i];
-            int is_twin = 0, is_seen = 0;
-            for (size_t k = a0; k < a1; k++)
-                if (k != i && att[k].cost == src->cost && att[k].rate == src->rate)
-                    is_twin = 1, is_seen |= k < i;
-            if (is_seen)
-                continue;
-            for (size_t j = 0; j < n_att; j++) {
-                const attach *dst = &att[j];
-                if ((dst->host == src->host && !is_twin) || dist[dst->sw] == UINT32_MAX)
-                    continue;
-                int64_t rtt = src->cost + cost[dst->sw] + dst->cost;
-                consider(o, rtt, min_u64(min_u64(src->rate, dst->rate), rate[dst->sw]));
-            }
-        }
-        a0 = a1;
+        collect(att, n_att, &b, is_twin ? UINT32_MAX : worst->host, worst->cost, worst->rate, o);
     }
-    free(att), free(dist), free(cost), free(rate), free(queue);
-    return 0;
+    /* multi-homed hosts: one BFS each, from all their switches */
+    for (size_t i = 0; i < n_att && !rc;) {
+        size_t k = n_of[att[i].host];
+        if (k > 1) {
+            run_bfs(t, mtu_bytes, &att[i], k, 1, &b);
+            collect(att, n_att, &b, att[i].host, 0, UINT64_MAX, o);
+        }
+        i += k;
+    }
+    free(att), free(n_of), free(done), free(b.dist), free(b.queue), free(b.cost), free(b.rate);
+    return rc;
 }
