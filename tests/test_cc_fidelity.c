@@ -211,6 +211,19 @@ static void fabric_references(void **state)
     assert_int_equal(r.rtt_ps, 24000000 + 2 * 800000 + 2 * 200000);
     assert_int_equal(r.bdp_bytes, 32500);
     tl_topo_destroy(t);
+    /* host 0 on switches 2 and 3, host 1 on 3 alone, 2 and 3 joined through
+     * 4: the pair's path is 0-3-1 (routing takes the fewest hops), not the
+     * four hops through 2 and 4 */
+    t = tl_topo_create(&err);
+    for (int i = 0; i < 5; i++)
+        tl_topo_add_node(t, i < 2 ? TL_NODE_HOST : TL_NODE_SWITCH, TL_TIER_AUTO, -1, -1, 0, &err);
+    static const uint32_t ends[][2] = {{0, 2}, {0, 3}, {1, 3}, {2, 4}, {4, 3}};
+    for (int i = 0; i < 5; i++)
+        tl_topo_add_link(t, ends[i][0], ends[i][1], 10000000000ull, 1000000, &err);
+    assert_int_equal(tl_topo_finish(t, &err), 0);
+    assert_int_equal(tl_fabric_ref_of(t, 1000, &r, &err), 0);
+    assert_int_equal(r.rtt_ps, 2 * (2000000 + 800000));
+    tl_topo_destroy(t);
 }
 
 /* The table covers every CC pktsim implements, and only those. */
