@@ -147,27 +147,30 @@ int tl_fabric_ref_of(const tl_topo *t, uint32_t mtu_bytes, tl_fabric_ref *o, tl_
     }
     if (!rc)
         qsort(att, n_att, sizeof *att, by_host);
-    /* single-homed hosts: one BFS per switch, their host links added after */
-    uint8_t *done = rc ? NULL : calloc((size_t)n_nodes + 1, 1);
-    rc = rc ? rc : !done ? tl_err_nomem(err) : 0;
+    /* single-homed hosts: one BFS per switch, their host links added after.
+     * Per switch, in one pass: its costliest host link, and whether another
+     * host has as costly a link (the two make a pair). */
+    uint32_t *worst = rc ? NULL : malloc(((size_t)n_nodes + 1) * sizeof *worst);
+    uint8_t *is_twin = rc ? NULL : calloc((size_t)n_nodes + 1, 1);
+    rc = rc ? rc : !worst || !is_twin ? tl_err_nomem(err) : 0;
+    for (uint32_t v = 0; v < n_nodes && !rc; v++)
+        worst[v] = UINT32_MAX;
     for (size_t i = 0; i < n_att && !rc; i++) {
         const attach *a = &att[i];
-        if (n_of[a->host] != 1 || done[a->sw])
+        uint32_t *w = &worst[a->sw];
+        if (n_of[a->host] != 1)
             continue;
-        done[a->sw] = 1;
+        if (*w == UINT32_MAX || a->cost > att[*w].cost)
+            *w = (uint32_t)i, is_twin[a->sw] = 0;
+        else if (a->cost == att[*w].cost)
+            is_twin[a->sw] = 1;
+    }
+    for (uint32_t v = 0; v < n_nodes && !rc; v++) {
+        if (worst[v] == UINT32_MAX)
+            continue;
+        const attach *a = &att[worst[v]];
         run_bfs(t, mtu_bytes, a, 1, 0, &b);
-        /* the costliest host link at this switch, and a second host with as
-         * costly a link, which makes a pair with it */
-        const attach *worst = a;
-        int is_twin = 0;
-        for (size_t j = i + 1; j < n_att; j++)
-            if (n_of[att[j].host] == 1 && att[j].sw == a->sw) {
-                if (att[j].cost > worst->cost)
-                    worst = &att[j], is_twin = 0;
-                else if (att[j].cost == worst->cost)
-                    is_twin = 1;
-            }
-        collect(att, n_att, &b, is_twin ? UINT32_MAX : worst->host, worst->cost, worst->rate, o);
+        collect(att, n_att, &b, is_twin[v] ? UINT32_MAX : a->host, a->cost, a->rate, o);
     }
     /* multi-homed hosts: one BFS each, from all their switches */
     for (size_t i = 0; i < n_att && !rc;) {
@@ -178,6 +181,6 @@ int tl_fabric_ref_of(const tl_topo *t, uint32_t mtu_bytes, tl_fabric_ref *o, tl_
         }
         i += k;
     }
-    free(att), free(n_of), free(done), free(b.dist), free(b.queue), free(b.cost), free(b.rate);
+    free(att), free(n_of), free(worst), free(is_twin), free(b.dist), free(b.queue), free(b.cost), free(b.rate);
     return rc;
 }
