@@ -21,12 +21,18 @@
 #include "cc_probe.h"
 #include "tailor/cc.h"
 
-static int one_case(const char *cc, int gbps, const char *kind, const uint32_t *src, int n_src)
+/* A case with the environment's window and knobs. */
+static cc_probe_case base_case(const char *cc, int gbps, int n_src)
 {
     const char *t1 = getenv("CC_T1_MS"), *t2 = getenv("CC_T2_MS");
-    cc_probe_case c = {.cc = cc, .gbps = gbps, .n_src = n_src, .knobs = getenv("CC_KNOBS"),
-                       .t1_ps = (int64_t)((t1 ? atof(t1) : 5) * 1e9),
-                       .t2_ps = (int64_t)((t2 ? atof(t2) : 10) * 1e9)};
+    return (cc_probe_case){.cc = cc, .gbps = gbps, .n_src = n_src, .knobs = getenv("CC_KNOBS"),
+                           .t1_ps = (int64_t)((t1 ? atof(t1) : 5) * 1e9),
+                           .t2_ps = (int64_t)((t2 ? atof(t2) : 10) * 1e9)};
+}
+
+static int one_case(const char *cc, int gbps, const char *kind, const uint32_t *src, int n_src)
+{
+    cc_probe_case c = base_case(cc, gbps, n_src);
     memcpy(c.src, src, (size_t)n_src * sizeof *src);
     cc_probe_out o;
     if (cc_probe_run(&c, &o))
@@ -41,11 +47,11 @@ static int one_case(const char *cc, int gbps, const char *kind, const uint32_t *
 /* A = the link into host 0 less B; B and C = their NICs. */
 static int park(const char *cc, int gbps)
 {
-    const char *t1 = getenv("CC_T1_MS"), *t2 = getenv("CC_T2_MS");
-    cc_probe_case c = {.cc = cc, .gbps = gbps, .n_src = 3, .knobs = getenv("CC_KNOBS"),
-                       .src = {64, 1, 65}, .dst = {0, 0, 100}, .is_park = 1,
-                       .t1_ps = (int64_t)((t1 ? atof(t1) : 5) * 1e9),
-                       .t2_ps = (int64_t)((t2 ? atof(t2) : 10) * 1e9)};
+    cc_probe_case c = base_case(cc, gbps, 3);
+    static const uint32_t src[] = {64, 1, 65}, dst[] = {0, 0, 100};
+    memcpy(c.src, src, sizeof src);
+    memcpy(c.dst, dst, sizeof dst);
+    c.is_park = 1;
     cc_probe_out o;
     if (cc_probe_run(&c, &o))
         return 1;
