@@ -78,10 +78,11 @@ static void timely_follows_rtt(void **state)
 }
 
 /* DCQCN: a CNP cuts the rate (alpha ~ 1 at start: by half); then, with
- * rpg_threshold 5, four timer events of fast recovery (target fixed, current
- * halfway to it each time), timer events of additive increase (target +
- * ai_rate), and once the byte counter passes the threshold too, hyper
- * increase (target + i x hai_rate). */
+ * rpg_threshold 5, five timer events of fast recovery (target fixed, current
+ * halfway to it each time: the stage counts the events before, as the HPCC
+ * fork's), timer events of additive increase (target + ai_rate), and once
+ * the byte counter has passed the threshold too, hyper increase (target +
+ * i x hai_rate). */
 static void dcqcn_cut_and_recovery_stages(void **state)
 {
     tl_params p = params_default();
@@ -103,14 +104,14 @@ static void dcqcn_cut_and_recovery_stages(void **state)
         fail_msg("cut to %.0f, want %.0f", rc, line * (1 - alpha / 2));
     assert_true(io.timer_at_ps == 1000000 + 300000000);
     double rt = line; /* first cut: target = rate before the cut */
-    for (int i = 1; i <= 4; i++) {
+    for (int i = 1; i <= 5; i++) {
         io.now_ps = io.timer_at_ps;
         tl_cc_find("dcqcn")->on_timer(st, &io);
         rc = (rt + rc) / 2;
         if (fabs((double)io.rate_bps / rc - 1) > 1e-9)
             fail_msg("fast recovery %d: rate %llu, want %.0f", i, (unsigned long long)io.rate_bps, rc);
     }
-    /* rate is now within 1/16 of line: to see increases, restart below from a deep cut */
+    /* rate is now within 1/32 of line: to see increases, restart below from a deep cut */
     tl_params_set(&p, "dcqcn.rate_to_set_on_first_cnp_bps", 10e9, NULL);
     tl_params_set(&p, "dcqcn.clamp_tgt_rate", 1, NULL); /* target := rate at every cut */
     memset(st, 0, sizeof st);
@@ -125,13 +126,13 @@ static void dcqcn_cut_and_recovery_stages(void **state)
     rc = (double)io.rate_bps;
     rt = 10e9;
     assert_true(rc < 10e9);
-    for (int i = 1; i <= 4; i++) { /* fast recovery: t_cnt 1..4 < 5 */
+    for (int i = 1; i <= 5; i++) { /* fast recovery: stages 0..4 < 5 */
         io.now_ps = io.timer_at_ps;
         tl_cc_find("dcqcn")->on_timer(st, &io);
         rc = (rt + rc) / 2;
     }
     assert_true(fabs((double)io.rate_bps / rc - 1) < 1e-9);
-    for (int i = 5; i <= 7; i++) { /* additive: t_cnt >= 5, b_cnt 0 <= 5 */
+    for (int i = 6; i <= 8; i++) { /* additive: time stage >= 5, byte stage 0 <= 5 */
         io.now_ps = io.timer_at_ps;
         tl_cc_find("dcqcn")->on_timer(st, &io);
         rt += 5e6;
@@ -139,11 +140,12 @@ static void dcqcn_cut_and_recovery_stages(void **state)
         if (fabs((double)io.rate_bps / rc - 1) > 1e-9)
             fail_msg("additive %d: rate %llu, want %.0f", i, (unsigned long long)io.rate_bps, rc);
     }
-    /* byte events: b_cnt 1..5 are additive (lo <= 5), 6 and 7 hyper (lo = 6, 7 > 5) */
-    for (int b = 1; b <= 7; b++) {
+    /* byte events at byte stages 0..5 are additive (lo <= 5), at 6 and 7 hyper
+     * (lo = 6, 7 > 5; the time stage is 8) */
+    for (int b = 0; b <= 7; b++) {
         tl_ack_info a = {.newly_acked = 10000};
         tl_cc_find("dcqcn")->on_ack(st, &io, &a);
-        uint32_t lo = b < 7 ? (uint32_t)b : 7;
+        uint32_t lo = (uint32_t)b;
         rt += lo > 5 ? (lo - 5) * 50e6 : 5e6;
         rc = (rt + rc) / 2;
         if (fabs((double)io.rate_bps / rc - 1) > 1e-9)

@@ -30,8 +30,9 @@
  * 3: the retransmission timer stops when all is acknowledged, lossless
  * fabrics time out after nic.rto_lossless_ps, and PFC switches keep
  * headroom. 4: fabric-wide HPCC T and dctcp-rate window, TIMELY's
- * rate-scaled steps, a switch buffer that scales with the host links. */
-#define TL_PKTSIM_RESULTS_REV 4
+ * rate-scaled steps, a switch buffer that scales with the host links.
+ * 5: a rate change moves a paced flow's pending send. */
+#define TL_PKTSIM_RESULTS_REV 5
 
 typedef struct tl_pktsim tl_pktsim;
 

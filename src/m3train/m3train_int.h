@@ -26,8 +26,9 @@
  * lossless fabrics time out after nic.rto_lossless_ps, 3 since PFC switches
  * keep headroom and so never drop, 4 since HPCC takes one fabric-wide T and
  * DCQCN's presets run without the byte counter (docs/m3.md; dctcp-rate's
- * and TIMELY's labels at 10 Gb/s did not move). */
-#define M3_LABELS_VERSION 4
+ * and TIMELY's labels at 10 Gb/s did not move), 5 since a rate change moves
+ * a paced flow's pending send (every rate-based CC's labels move). */
+#define M3_LABELS_VERSION 5
 
 /* The label: log of the true quantile over the reference. */
 static inline float m3_label(double truth, double fs) { return (float)log(truth / fs); }

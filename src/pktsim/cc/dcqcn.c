@@ -104,7 +104,7 @@ static const tl_param_def knobs[N_KNOBS] = {
  * i.e. 4 and 16 KB per Gb/s). The byte counter is off, as both reference
  * simulators run DCQCN (the HPCC fork and PARALEON's ns-3 increase on the
  * timer alone): NVIDIA's 32767 B fires every 2.6 us at 100 Gb/s, which makes
- * the increases proportional to the rate and holds two equal flows at 86/14
+ * the increases proportional to the rate and holds two equal flows at 74/26
  * (docs/congestion-control.md). */
 static const tl_param_value nvidia_default[] = {
     {"switch.pfc", 1},
@@ -130,11 +130,36 @@ static const tl_param_value expert[] = {
     {"dcqcn.rate_reduce_monitor_period_ps", 80e6},
     {"dcqcn.min_time_between_cnps_ps", 96e6},
 };
+/* The DCQCN paper's timers (Zhu et al. SIGCOMM'15 §5: alpha and rate
+ * decrease every 50 us with g = 1/256, a CNP at most every 50 us, an
+ * increase event every 55 us), as the HPCC fork's run.py sets them for
+ * "dcqcn_paper" (the variant m3's evaluation runs); steps, floor and switch
+ * thresholds as nvidia-default. NVIDIA's 1 us alpha period forgets a cut in
+ * about 0.2 ms, so a long-flow incast started at line rate swings between
+ * idle and PFC; with these timers it settles between Kmin and Kmax
+ * (docs/congestion-control.md). */
+static const tl_param_value paper[] = {
+    {"switch.pfc", 1},
+    {"dcqcn.rpg_byte_reset_bytes", 0},
+    {"switch.pfc_shift", 3},
+    {"switch.kmin_bytes_per_gbps", 4000},
+    {"switch.kmax_bytes_per_gbps", 16000},
+    {"switch.pmax", 0.2},
+    {"dcqcn.dce_tcp_rtt_ps", 50e6},
+    {"dcqcn.dce_tcp_g", 1020},
+    {"dcqcn.rate_reduce_monitor_period_ps", 50e6},
+    {"dcqcn.min_time_between_cnps_ps", 50e6},
+    {"dcqcn.rpg_time_reset_ps", 55e6},
+};
 static const tl_preset presets[] = {
     {"dcqcn.nvidia-default",
      "DCQCN with NVIDIA's defaults but no byte counter (timer-only increase, as the reference "
      "simulators), PFC on (dynamic thresholds, pfc_shift 3; the default for cc dcqcn)",
      nvidia_default, sizeof nvidia_default / sizeof *nvidia_default},
+    {"dcqcn.paper",
+     "DCQCN with the paper's timers (alpha and decrease every 50 us, g 1/256, a CNP per 50 us, "
+     "increase every 55 us; the HPCC fork's dcqcn_paper), otherwise as nvidia-default",
+     paper, sizeof paper / sizeof *paper},
     {"dcqcn.expert",
      "DCQCN as tuned by PARALEON's network experts (paraleon.txt Table I; PFC, pfc_shift 3)",
      expert, sizeof expert / sizeof *expert},
@@ -208,6 +233,9 @@ static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
     return 0;
 }
 
+/* One increase event. The stage counts the events before this one, so
+ * rpg_threshold events are fast recovery, as the knob says and as the HPCC
+ * fork's RateIncEventTimerMlx (stage compared, then counted) runs it. */
 static void increase(dcqcn *st, tl_cc_io *io)
 {
     /* without a byte counter the timer alone drives the stages (the HPCC
@@ -236,17 +264,17 @@ static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
     st->bytes_since += a->newly_acked;
     while (st->bytes_since >= st->byte_reset) {
         st->bytes_since -= st->byte_reset;
-        st->b_cnt++;
         increase(st, io);
+        st->b_cnt++;
     }
 }
 
 static void on_timer(void *vst, tl_cc_io *io)
 {
     dcqcn *st = vst;
-    st->t_cnt++;
     st->is_timer_inc_since_cut = 1;
     increase(st, io);
+    st->t_cnt++;
     if (st->rc_bps < (double)io->line_bps)
         io->timer_at_ps = io->now_ps + st->time_reset_ps;
 }

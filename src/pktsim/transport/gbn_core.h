@@ -17,7 +17,13 @@ typedef struct gbn_sub {
     uint64_t lo, hi; /* its bytes */
     /* sender */
     uint64_t snd_nxt, snd_una;
-    int64_t next_send_ps, rto_deadline_ps;
+    /* The pacer: the last packet's start and wire size. The next may start
+     * one serialization of it at the CC's current rate later, so a rate
+     * change moves a pending send (as the ns-3 HPCC fork's ChangeRate moves
+     * m_nextAvail): a flow cut to 1 Mb/s and raised again does not wait out
+     * the 8 ms gap its last packet set. */
+    int64_t last_send_ps, rto_deadline_ps;
+    uint32_t last_wire;
     uint8_t is_rto_armed;
     /* receiver */
     uint16_t unacked_pkts; /* in-order packets not yet acknowledged (coalescing) */
@@ -48,9 +54,12 @@ static inline uint32_t gbn_pull(tl_pktsim *s, uint32_t c, uint32_t j, gbn_sub *g
         *wake = TL_PULL_BLOCKED;
         return TL_NO_PKT;
     }
-    if (g->next_send_ps > now) {
-        *wake = g->next_send_ps;
-        return TL_NO_PKT;
+    if (g->last_wire && sf->io.rate_bps && sf->io.rate_bps < sf->io.line_bps) {
+        int64_t next = g->last_send_ps + tl_tx_time_ps(g->last_wire, sf->io.rate_bps);
+        if (next > now) {
+            *wake = next;
+            return TL_NO_PKT;
+        }
     }
     uint64_t left = g->hi - g->snd_nxt;
     uint32_t mss = tp_mss(s);
@@ -73,8 +82,8 @@ static inline uint32_t gbn_pull(tl_pktsim *s, uint32_t c, uint32_t j, gbn_sub *g
     g->snd_nxt += payload;
     if (g->snd_nxt > sf->io.snd_nxt)
         sf->io.snd_nxt = g->snd_nxt;
-    if (sf->io.rate_bps && sf->io.rate_bps < sf->io.line_bps)
-        g->next_send_ps = now + tl_tx_time_ps(tp_pkt(s, i)->wire_bytes, sf->io.rate_bps);
+    g->last_send_ps = now;
+    g->last_wire = tp_pkt(s, i)->wire_bytes;
     if (!g->is_rto_armed) {
         g->is_rto_armed = 1;
         g->rto_deadline_ps = now + tp_rto_ps(s);
