@@ -106,25 +106,20 @@ static const tl_param_def knobs[N_KNOBS] = {
  * timer alone): NVIDIA's 32767 B fires every 2.6 us at 100 Gb/s, which makes
  * the increases proportional to the rate and holds two equal flows at 74/26
  * (docs/congestion-control.md). */
-static const tl_param_value nvidia_default[] = {
-    {"switch.pfc", 1},
-    {"dcqcn.rpg_byte_reset_bytes", 0},
-    {"switch.pfc_shift", 3},
-    {"switch.kmin_bytes_per_gbps", 4000},
-    {"switch.kmax_bytes_per_gbps", 16000},
-    {"switch.pmax", 0.2},
-};
+/* What every dcqcn preset sets: a lossless fabric (PFC, dynamic thresholds
+ * at 1/8 of the free buffer), no byte counter, RED between Kmin and Kmax
+ * (bytes per Gb/s of the port) up to Pmax 0.2. */
+#define LOSSLESS_TIMER_ONLY(kmin, kmax)                                                           \
+    {"switch.pfc", 1}, {"dcqcn.rpg_byte_reset_bytes", 0}, {"switch.pfc_shift", 3},               \
+        {"switch.kmin_bytes_per_gbps", kmin}, {"switch.kmax_bytes_per_gbps", kmax},              \
+        {"switch.pmax", 0.2}
+static const tl_param_value nvidia_default[] = {LOSSLESS_TIMER_ONLY(4000, 16000)};
 /* PARALEON's "expert" setting (paraleon.txt Table I): ai 50 Mb/s, hai 150 Mb/s,
  * rate_reduce_monitor_period 80 us, min_time_between_cnps 96 us, Kmin 1600 KB,
  * Kmax 6400 KB, Pmax 0.2; the thresholds are taken at the 100 Gb/s links of
  * the paper's ns-3 setup, i.e. 16 and 64 KB per Gb/s (docs/congestion-control.md). */
 static const tl_param_value expert[] = {
-    {"switch.pfc", 1},
-    {"dcqcn.rpg_byte_reset_bytes", 0},
-    {"switch.pfc_shift", 3},
-    {"switch.kmin_bytes_per_gbps", 16000},
-    {"switch.kmax_bytes_per_gbps", 64000},
-    {"switch.pmax", 0.2},
+    LOSSLESS_TIMER_ONLY(16000, 64000),
     {"dcqcn.ai_rate_bps", 50e6},
     {"dcqcn.hai_rate_bps", 150e6},
     {"dcqcn.rate_reduce_monitor_period_ps", 80e6},
@@ -139,12 +134,7 @@ static const tl_param_value expert[] = {
  * idle and PFC; with these timers it settles between Kmin and Kmax
  * (docs/congestion-control.md). */
 static const tl_param_value paper[] = {
-    {"switch.pfc", 1},
-    {"dcqcn.rpg_byte_reset_bytes", 0},
-    {"switch.pfc_shift", 3},
-    {"switch.kmin_bytes_per_gbps", 4000},
-    {"switch.kmax_bytes_per_gbps", 16000},
-    {"switch.pmax", 0.2},
+    LOSSLESS_TIMER_ONLY(4000, 16000),
     {"dcqcn.dce_tcp_rtt_ps", 50e6},
     {"dcqcn.dce_tcp_g", 1020},
     {"dcqcn.rate_reduce_monitor_period_ps", 50e6},
