@@ -445,14 +445,16 @@ check "a model trained here has no accuracy figures" \
     sh -c "! grep -q 'accuracy of this model' '$tmp/out' && test ! -s '$tmp/err'"
 mkdir -p "$tmp/acc/models"
 cp "$src/data/models/m3-dcqcn.model" "$tmp/acc/models/"
-printf '{"goal": {"mean_pct": 5, "max_pct": 15},\n "models": [{"crc32": "0x1d1e9f78"\n' \
+# the model's CRC-32, bytes 20-23 of its header, little-endian
+dcqcn_crc=0x$(od -An -tx1 -j20 -N4 "$src/data/models/m3-dcqcn.model" | awk '{ print $4 $3 $2 $1 }')
+printf '{"goal": {"mean_pct": 5, "max_pct": 15},\n "models": [{"crc32": "%s"\n' "$dcqcn_crc" \
     >"$tmp/acc/models/accuracy.json"
 TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine m3 --cc dcqcn --paths 50 \
     -o "$tmp/m3acc2" --quiet >"$tmp/out" 2>"$tmp/err"
 check "a broken accuracy file does not stop the run" test $? -eq 0
 check "and is named, with its line, in a warning" \
     grep -q "no accuracy figures for the model: $tmp/acc/models/accuracy.json:3:" "$tmp/err"
-printf '{"goal": {"mean_pct": 5, "max_pct": 15},\n "models": [{"crc32": "0x1d1e9f78",\n  "cc": "dcqcn", "max_at": "d11", "scenarios": 12, "mean_pct": "high"}]}\n' \
+printf '{"goal": {"mean_pct": 5, "max_pct": 15},\n "models": [{"crc32": "%s",\n  "cc": "dcqcn", "max_at": "d11", "scenarios": 12, "mean_pct": "high"}]}\n' "$dcqcn_crc" \
     >"$tmp/acc/models/accuracy.json"
 TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine m3 --cc dcqcn --paths 50 \
     -o "$tmp/m3acc2" --quiet >"$tmp/out" 2>"$tmp/err"
