@@ -18,12 +18,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "cc_probe.h"
 #include "tailor/cc.h"
+#include "tailor/params.h"
 #include "tailor/pktsim.h"
 #include "tailor/world.h"
 
@@ -51,7 +53,7 @@ static const struct expect {
     int64_t t1, t2;     /* after convergence */
     split_law mixed;    /* the 2-hop + 6-hop split */
     queue_law incast;
-    const char *incast_knobs; /* "transport" members for the incast, or NULL */
+    const char *incast_preset; /* the incast's preset, or NULL for the CC's default */
     int64_t it1, it2;         /* the incast's window */
     const char *why;
 } expect[] = {
@@ -61,7 +63,7 @@ static const struct expect {
     {"dctcp-rate", 0.95, 5 * MS, 10 * MS, SPLIT_RTT1, QUEUE_AT_K, NULL, 5 * MS, 10 * MS,
      "the HPCC fork's rate DCTCP adds ai once per batch (one RTT of data) and cuts once per "
      "RTT: rates go as 1/RTT"},
-    {"dcqcn", 0.95, 5 * MS, 10 * MS, SPLIT_FAIR, QUEUE_RED, "\"preset\": \"dcqcn.paper\"",
+    {"dcqcn", 0.95, 5 * MS, 10 * MS, SPLIT_FAIR, QUEUE_RED, "dcqcn.paper",
      20 * MS, 30 * MS,
      "timer-driven increases and CNP-driven cuts do not depend on the RTT: fair (DCQCN paper "
      "§5; Zhu et al. CoNEXT'16: a unique, fair fixed point)"},
@@ -85,10 +87,12 @@ static double base_rtt_s(int hops, int gbps)
 static cc_probe_out probe(const struct expect *e, int gbps, int n, const uint32_t *src)
 {
     int is_incast = n == 16;
+    char knobs[128];
+    snprintf(knobs, sizeof knobs, "\"preset\": \"%s\"", is_incast ? e->incast_preset : "");
     cc_probe_case c = {.cc = e->cc,
                        .gbps = gbps,
                        .n_src = n,
-                       .knobs = is_incast ? e->incast_knobs : NULL,
+                       .knobs = is_incast && e->incast_preset ? knobs : NULL,
                        .t1_ps = is_incast ? e->it1 : e->t1,
                        .t2_ps = is_incast ? e->it2 : e->t2};
     for (int i = 0; i < n; i++)
@@ -128,6 +132,20 @@ static double mixed_share(split_law l, int gbps, double q_bytes)
     return w2 / (w2 + w6);
 }
 
+/* Knob name's value under the CC's default preset, then preset (if any):
+ * the thresholds the switches and the CC run with. */
+static double knob(const char *cc, const char *preset, const char *name)
+{
+    tl_params p;
+    const char *base = tl_cc_lookup(cc)->default_preset;
+    if (tl_params_init(&p, NULL) || (base && tl_params_apply_preset(&p, base, NULL)) ||
+        (preset && tl_params_apply_preset(&p, preset, NULL)))
+        fail_msg("%s: presets do not apply", cc);
+    double v = tl_params_get(&p, name);
+    tl_params_fini(&p);
+    return v;
+}
+
 static void one_cc(const struct expect *e)
 {
     static const uint32_t lone[] = {64}, same[] = {1, 2}, far[] = {64, 100}, mixed[] = {1, 64};
@@ -159,18 +177,20 @@ static void one_cc(const struct expect *e)
             if (fabs(o.share[i] * 16 - 1) > 0.35)
                 fail_msg("%s at %d Gb/s incast: sender %d has %.2f%%, the fair share is 6.25%% "
                          "+- 35%%", e->cc, gbps, i, 100 * o.share[i]);
-        double k = 3000.0 * gbps; /* switch.kmin_bytes_per_gbps's default */
-        if (e->incast == QUEUE_AT_K && (o.q_mean < k / 2 || o.q_mean > 1.5 * k))
+        /* K (step marking) is Kmin; RED marks between Kmin and Kmax */
+        double kmin = gbps * knob(e->cc, e->incast_preset, "switch.kmin_bytes_per_gbps");
+        double kmax = gbps * knob(e->cc, e->incast_preset, "switch.kmax_bytes_per_gbps");
+        if (e->incast == QUEUE_AT_K && (o.q_mean < kmin / 2 || o.q_mean > 1.5 * kmin))
             fail_msg("%s at %d Gb/s incast: mean queue %.1f KB, K is %.1f KB", e->cc, gbps,
-                     o.q_mean / 1e3, k / 1e3);
-        /* the dcqcn presets' thresholds: 4 and 16 KB per Gb/s */
-        if (e->incast == QUEUE_RED && (o.q_mean < 4000.0 * gbps || o.q_mean > 16000.0 * gbps))
-            fail_msg("%s at %d Gb/s incast: mean queue %.1f KB, outside [Kmin, Kmax] = [%d, %d] KB",
-                     e->cc, gbps, o.q_mean / 1e3, 4 * gbps, 16 * gbps);
-        /* timely.t_low_ps's default: 50 us */
-        if (e->incast == QUEUE_BELOW_TLOW && o.q_mean > 50e-6 * gbps * 1e9 / 8)
+                     o.q_mean / 1e3, kmin / 1e3);
+        if (e->incast == QUEUE_RED && (o.q_mean < kmin || o.q_mean > kmax))
+            fail_msg("%s at %d Gb/s incast: mean queue %.1f KB, outside [Kmin, Kmax] = [%.0f, "
+                     "%.0f] KB", e->cc, gbps, o.q_mean / 1e3, kmin / 1e3, kmax / 1e3);
+        /* T_low's worth of line rate */
+        double q_tlow = knob(e->cc, e->incast_preset, "timely.t_low_ps") * 1e-12 * gbps * 1e9 / 8;
+        if (e->incast == QUEUE_BELOW_TLOW && o.q_mean > q_tlow)
             fail_msg("%s at %d Gb/s incast: mean queue %.1f KB, above T_low's %.1f KB", e->cc,
-                     gbps, o.q_mean / 1e3, 50e-6 * gbps * 1e9 / 8 / 1e3);
+                     gbps, o.q_mean / 1e3, q_tlow / 1e3);
         if (e->incast == QUEUE_NEAR_ZERO && o.q_mean > 10 * 1048)
             fail_msg("%s at %d Gb/s incast: mean queue %.1f KB, not near zero", e->cc, gbps,
                      o.q_mean / 1e3);
