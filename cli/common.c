@@ -318,12 +318,6 @@ void cli_progress_done(tl_progress *p)
 
 /* ---- world ---- */
 
-static int has_suffix(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err)
 {
     memset(w, 0, sizeof *w);
@@ -336,8 +330,7 @@ int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *
     if (!(w->routes = tl_routes_create(w->topo, w->sc.seed, err)))
         return err->code;
     if (o->flows) {
-        rc = has_suffix(o->flows, ".csv") ? tl_flows_load_csv(&w->flows, o->flows, w->topo, err)
-                                          : tl_flows_load_ns3(&w->flows, o->flows, w->topo, err);
+        rc = tl_flows_load_any(&w->flows, o->flows, w->topo, err);
         if (!rc && o->flow_count && o->flow_count < w->flows.n)
             w->flows.n = o->flow_count; /* the first N by start time */
         return rc;

@@ -463,7 +463,16 @@ static void registry_descriptors_are_whole(void **state)
     for (size_t i = 0; i < tl_params_count(); i++)
         n_net += !strncmp(tl_params_def(i)->name, "nic.", 4) ||
                  !strncmp(tl_params_def(i)->name, "switch.", 7);
-    assert_int_equal(n_net + n_knobs, tl_params_count());
+    size_t n_qp = 0; /* the queue policies' own knobs follow the CCs' */
+    for (size_t t = 0; t < tl_qpolicy_n_knob_tables(); t++) {
+        size_t m;
+        const tl_param_def *defs = tl_qpolicy_knob_table(t, &m);
+        for (size_t k = 0; k < m; k++)
+            assert_int_equal(tl_params_find(defs[k].name), (int)(n_net + n_knobs + n_qp + k));
+        n_qp += m;
+    }
+    assert_true(n_qp >= 4); /* phantom's */
+    assert_int_equal(n_net + n_knobs + n_qp, tl_params_count());
     tl_params_fini(&p);
 }
 

@@ -236,7 +236,7 @@ static void unknown_plugins_refused(void **state)
     } cases[] = {
         {{.transport = "uno"}, "transport 'uno'", "gbn"},
         {{.lb = "plb"}, "load balancer 'plb'", "spray"},
-        {{.qpolicy = {[TL_PORT_WAN] = "phantom"}}, "queue policy 'phantom'", "red"},
+        {{.qpolicy = {[TL_PORT_WAN] = "hull"}}, "queue policy 'hull'", "phantom"},
         {{.cc = "bbr"}, "congestion control 'bbr'", "dctcp"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

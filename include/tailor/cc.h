@@ -58,6 +58,12 @@ typedef struct tl_cc_desc {
     int delay_knob;     /* its delay target (TL_CC_QUEUE_DELAY), index into knobs; else -1 */
     int model_knobs[2]; /* the knobs m3's feature vector carries for it (m3.txt Table 4); -1 none */
     unsigned m3_schema; /* the oldest m3 feature schema its models may use; 0 = m3's oldest */
+    /* The queue policy its switch ports take unless the scenario names one
+     * (pktsim's qpolicy registry: "phantom" for Uno); NULL = "red". */
+    const char *switch_qpolicy;
+    /* The transport its flows take unless the scenario names one (pktsim's
+     * transport registry: "sack" for Uno, as its artifact); NULL = "gbn". */
+    const char *transport;
     const tl_cc_ops *ops; /* pktsim's implementation; NULL = no engine implements it yet */
 } tl_cc_desc;
 

@@ -36,6 +36,11 @@ typedef struct tl_param_def {
     const char *doc; /* one sentence, with the source of the default */
 } tl_param_def;
 
+/* The knob tables of pktsim's queue policies (src/pktsim/qpolicy/registry.c),
+ * registered after the CCs': the i-th of n (0 <= i < n), its size in *n. */
+size_t tl_qpolicy_n_knob_tables(void);
+const tl_param_def *tl_qpolicy_knob_table(size_t i, size_t *n);
+
 /* Number of registered knobs and the i-th definition (0 <= i < n). */
 size_t tl_params_count(void);
 const tl_param_def *tl_params_def(size_t i);
@@ -81,6 +86,8 @@ typedef enum tl_net_knob {
     TL_K_SW_PFC_XOFF_BYTES, /* switch.pfc_xoff_bytes */
     TL_K_SW_PFC_XON_BYTES, /* switch.pfc_xon_bytes */
     TL_K_SW_PFC_SHIFT, /* switch.pfc_shift */
+    TL_K_SW_PORT_BUFFER_BYTES, /* switch.port_buffer_bytes */
+    TL_K_SW_WAN_PORT_BUFFER_BYTES, /* switch.wan_port_buffer_bytes */
     TL_K_N_NET
 } tl_net_knob;
 

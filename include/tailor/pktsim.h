@@ -62,6 +62,11 @@ typedef struct tl_fabric_ref {
     int64_t rtt_ps;
     uint64_t bdp_bytes;
     uint64_t nic_bps;
+    /* The same over the pairs of hosts in one data center (tl_node.dc):
+     * Uno's intra-DC RTT and BDP (uno.txt Table 2). Equal to rtt_ps and
+     * bdp_bytes in a one-DC network. */
+    int64_t intra_rtt_ps;
+    uint64_t intra_bdp_bytes;
 } tl_fabric_ref;
 int tl_fabric_ref_of(const tl_topo *t, uint32_t mtu_bytes, tl_fabric_ref *out, tl_err *err);
 /* Bytes of shared buffer per switch: switch.buffer_bytes, or when that is 0,
@@ -81,6 +86,10 @@ typedef struct tl_pktsim_opts {
     const char *qpolicy[TL_PORT_N_CLASSES];
     const tl_fabric_ref *fabric;
 } tl_pktsim_opts;
+
+/* Whether pktsim has a plug-in of kind ("lb", "qpolicy" or "transport")
+ * called name; when it has not, known gets the names it has ("a, b"). */
+int tl_pktsim_has_plugin(const char *kind, const char *name, char *known, size_t n);
 
 /* tl_pktsim_create with plug-ins chosen by o. An unknown name is EINVAL,
  * naming what is available. */
@@ -163,6 +172,9 @@ int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err);
 
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
+/* Flow i's congestion state now (its first subflow's): window (UINT64_MAX:
+ * none) and pacing rate (0: line rate). */
+void tl_pktsim_flow_cc(const tl_pktsim *s, size_t i, uint64_t *cwnd_bytes, uint64_t *rate_bps);
 
 /* The congestion controls pktsim implements are those of the CC registry
  * (tailor/cc.h) whose descriptor has ops. 1 if the named CC lets a lone flow

@@ -65,6 +65,11 @@ typedef struct tl_scenario {
     tl_topo_spec topo;
     tl_workload_spec workload;
     char cc[32];       /* congestion control name */
+    char lb[32];       /* pktsim's load balancer (transport.lb); "" = ecmp */
+    char protocol[32]; /* pktsim's transport (transport.protocol); "" = the CC's */
+    /* pktsim's queue policy per port class, host NIC / DC switch port / WAN
+     * port (transport.queue_policy; tl_port_class order); "" = the CC's */
+    char qpolicy[3][32];
     tl_params params;  /* every registered knob */
     tl_engine_spec engine;
 } tl_scenario;

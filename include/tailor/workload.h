@@ -107,6 +107,7 @@ typedef struct tl_workload_spec {
     uint64_t n_flows;    /* stop after this many flows in all (0 = no count bound) */
     int64_t duration_ps; /* stop arrivals after start + duration (0 = no time bound) */
     uint32_t calib_samples; /* pairs routed to calibrate max link load (0 = default) */
+    char file[1024]; /* workload.file: flows read from this file instead (tl_flows_load_any) */
 } tl_workload_spec;
 
 void tl_workload_spec_fini(tl_workload_spec *w);
@@ -181,5 +182,13 @@ int tl_flows_save_csv(const tl_flows *f, const char *path, tl_err *err);
  * dport 100 as the HPCC generator does, and start + offset_s in seconds. */
 int tl_flows_load_ns3(tl_flows *f, const char *path, const tl_topo *t, tl_err *err);
 int tl_flows_save_ns3(const tl_flows *f, const char *path, double offset_s, tl_err *err);
+
+/* htsim's connection matrix (.cm: "Nodes N", "Connections M", then
+ * "src->dst id ID start US size BYTES"; # comments), src and dst host
+ * indices in tl_topo_hosts order. Classes: "intra" and "inter" in a
+ * multi-DC topology, else "default". */
+int tl_flows_load_htsim(tl_flows *f, const char *path, const tl_topo *t, tl_err *err);
+/* By suffix: .csv tailor's CSV, .cm htsim, anything else ns-3's flow.txt. */
+int tl_flows_load_any(tl_flows *f, const char *path, const tl_topo *t, tl_err *err);
 
 #endif

@@ -39,8 +39,13 @@ static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
 static int create(tl_engine *e, tl_err *err)
 {
     const tl_world *w = e->w;
-    e->st =
-        tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed, err);
+    const tl_scenario *sc = &w->sc;
+    tl_pktsim_opts o = {.cc = sc->cc,
+                         .lb = sc->lb[0] ? sc->lb : NULL,
+                         .transport = sc->protocol[0] ? sc->protocol : NULL};
+    for (int k = 0; k < TL_PORT_N_CLASSES; k++)
+        o.qpolicy[k] = sc->qpolicy[k][0] ? sc->qpolicy[k] : NULL;
+    e->st = tl_pktsim_create_opts(w->topo, w->routes, &w->flows, &sc->params, &o, sc->seed, err);
     if (!e->st)
         return err->code;
     if (!(e->aux = calloc(1, sizeof(qtrace))))

@@ -23,6 +23,8 @@ typedef struct tl_cc_io {
     int64_t base_rtt_ps;   /* the path's unloaded round trip (read only) */
     int64_t fabric_rtt_ps; /* the fabric's largest round trip, tl_fabric_ref (read only) */
     uint64_t fabric_bdp_bytes; /* the fabric's largest BDP, tl_fabric_ref (read only) */
+    int64_t intra_rtt_ps;      /* the largest within one data center (read only) */
+    uint64_t intra_bdp_bytes;  /* the largest BDP within one data center (read only) */
     int64_t timer_at_ps;   /* the CC arms its timer by setting this; 0 = none */
 } tl_cc_io;
 

@@ -31,7 +31,9 @@ static void check_port(const tl_pktsim *s, const port *p, uint64_t *sw_q)
         uint32_t b = (p->ring_head + j) & (p->ring_cap - 1);
         CHECK(p->ring_arr_ps[a] <= p->ring_arr_ps[b]);
     }
-    if (p->sw != NONE)
+    if (p->cap_bytes) /* a per-port buffer (switch.port_buffer_bytes) */
+        CHECK(p->q_bytes <= p->cap_bytes);
+    else if (p->sw != NONE)
         sw_q[p->sw] += p->q_bytes;
 }
 

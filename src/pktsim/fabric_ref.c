@@ -3,7 +3,8 @@
  * every pair of hosts, the round trip of the shortest-hop path is twice its
  * propagation delay plus one MTU payload's serialization at every hop, and
  * its BDP is that round trip times the path's slowest link; the references
- * are the largest over all pairs. HPCC's T and dctcp-rate's window are these
+ * are the largest over all pairs (and, for Uno's epochs and K, over the pairs
+ * within one data center). HPCC's T and dctcp-rate's window are these
  * (docs/congestion-control.md), so flows on short and long paths share one T.
  *
  * Hop distances are measured by a BFS over switches (hosts are never
@@ -91,9 +92,11 @@ static void run_bfs(const tl_topo *t, uint32_t mtu, const attach *at, size_t n, 
 }
 
 /* Every destination host but skip (UINT32_MAX: none) from a source of cost
- * src_cost and rate src_rate, into o. by_h: attachments sorted by host. */
-static void collect(const attach *by_h, size_t n, const bfs *b, uint32_t skip, int64_t src_cost,
-                    uint64_t src_rate, tl_fabric_ref *o)
+ * src_cost and rate src_rate in data center src_dc, into o (and into o's
+ * intra-DC references when the destination is in src_dc too). by_h:
+ * attachments sorted by host. */
+static void collect(const tl_topo *t, const attach *by_h, size_t n, const bfs *b, uint32_t skip,
+                    int64_t src_cost, uint64_t src_rate, int32_t src_dc, tl_fabric_ref *o)
 {
     for (size_t a0 = 0; a0 < n;) {
         size_t a1 = a0;
@@ -110,6 +113,10 @@ static void collect(const attach *by_h, size_t n, const bfs *b, uint32_t skip, i
             uint64_t bdp = (uint64_t)((unsigned __int128)rtt * rate / 8000000000000ull);
             o->rtt_ps = rtt > o->rtt_ps ? rtt : o->rtt_ps;
             o->bdp_bytes = bdp > o->bdp_bytes ? bdp : o->bdp_bytes;
+            if (tl_topo_node(t, d->host)->dc == src_dc) {
+                o->intra_rtt_ps = rtt > o->intra_rtt_ps ? rtt : o->intra_rtt_ps;
+                o->intra_bdp_bytes = bdp > o->intra_bdp_bytes ? bdp : o->intra_bdp_bytes;
+            }
         }
         a0 = a1;
     }
@@ -170,14 +177,16 @@ int tl_fabric_ref_of(const tl_topo *t, uint32_t mtu_bytes, tl_fabric_ref *o, tl_
             continue;
         const attach *a = &att[worst[v]];
         run_bfs(t, mtu_bytes, a, 1, 0, &b);
-        collect(att, n_att, &b, is_twin[v] ? UINT32_MAX : a->host, a->cost, a->rate, o);
+        collect(t, att, n_att, &b, is_twin[v] ? UINT32_MAX : a->host, a->cost, a->rate,
+                tl_topo_node(t, a->host)->dc, o);
     }
     /* multi-homed hosts: one BFS each, from all their switches */
     for (size_t i = 0; i < n_att && !rc;) {
         size_t k = n_of[att[i].host];
         if (k > 1) {
             run_bfs(t, mtu_bytes, &att[i], k, 1, &b);
-            collect(att, n_att, &b, att[i].host, 0, UINT64_MAX, o);
+            collect(t, att, n_att, &b, att[i].host, 0, UINT64_MAX, tl_topo_node(t, att[i].host)->dc,
+                    o);
         }
         i += k;
     }

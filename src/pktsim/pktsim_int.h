@@ -74,6 +74,7 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint64_t hdrm_bytes;    /* PFC: bytes from this channel held in the far-end switch's
                              * headroom (apart from ingress_bytes and the shared buffer) */
     uint64_t hdrm_cap;      /* PFC: the headroom the far-end switch keeps for this channel */
+    uint64_t cap_bytes;     /* switch.port_buffer_bytes: this port's own buffer; 0 = shared */
     int64_t paused_since_ps;
     /* statistics */
     uint64_t bytes_tx, pkts_tx, marks, drops, max_q_bytes, max_ingress_bytes, n_pauses;
@@ -239,7 +240,7 @@ int swmem_admits(const tl_pktsim *s, uint64_t used, uint64_t q_bytes, uint32_t b
 int swmem_take(tl_pktsim *s, port *p, pkt *k, int64_t now); /* 0: dropped */
 void swmem_release(tl_pktsim *s, const port *p, const pkt *k, int64_t now);
 void swmem_on_pfc(tl_pktsim *s, port *p, int is_pause, int64_t now);
-void swmem_configure(tl_pktsim *s, int shift);
+void swmem_configure(tl_pktsim *s, int shift, uint64_t port_cap, uint64_t wan_cap);
 
 /* ---- nic.c ---- */
 void nic_kick(tl_pktsim *s, port *p, int64_t now);

@@ -11,14 +11,26 @@
 #include <stdint.h>
 
 #include "tailor/params.h"
+#include "tailor/pktsim.h"
 #include "tailor/rng.h"
+
+/* What a policy knows of its port. */
+typedef struct tl_qpolicy_port {
+    uint64_t rate_bps;
+    const tl_fabric_ref *fabric; /* the network's references (largest BDP, ...) */
+} tl_qpolicy_port;
 
 typedef struct tl_qpolicy_ops {
     const char *name;
     const char *doc;
     size_t state_bytes; /* per port, zeroed by pktsim */
-    /* Reads knobs for a port of rate_bps (at create and after a run-time change). Required. */
-    void (*configure)(void *st, uint64_t rate_bps, const tl_params *p);
+    /* Its own knobs (registered after the CCs' in the parameter registry;
+     * group = its name, e.g. "phantom.drain_frac"), read with
+     * tl_params_table(p, knobs)[KNOB]; NULL if it has none. */
+    const tl_param_def *knobs;
+    size_t n_knobs;
+    /* Reads knobs for its port (at create and after a run-time change). Required. */
+    void (*configure)(void *st, const tl_qpolicy_port *port, const tl_params *p);
     /* A data packet of pkt_bytes joined (q_bytes: the queue with it) or left
      * (q_bytes: the queue left behind) the port; return 1 to mark it. */
     int (*on_enqueue)(void *st, uint64_t q_bytes, uint32_t pkt_bytes, int64_t now_ps, tl_rng *r);
@@ -29,5 +41,6 @@ const tl_qpolicy_ops *tl_qpolicy_find(const char *name);
 void tl_qpolicy_names(char *buf, size_t n);
 extern const tl_qpolicy_ops tl_qpolicy_red;
 extern const tl_qpolicy_ops tl_qpolicy_none;
+extern const tl_qpolicy_ops tl_qpolicy_phantom;
 
 #endif

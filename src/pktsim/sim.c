@@ -134,9 +134,20 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     s->is_pfc = is_pfc;
     s->pfc_xoff_bytes = xoff;
     s->pfc_xon_bytes = xon;
-    swmem_configure(s, (int)tl_knob(p, TL_K_SW_PFC_SHIFT));
+    uint64_t port_cap = (uint64_t)tl_knob(p, TL_K_SW_PORT_BUFFER_BYTES);
+    uint64_t wan_cap = (uint64_t)tl_knob(p, TL_K_SW_WAN_PORT_BUFFER_BYTES);
+    if (port_cap && is_pfc)
+        return tl_err_set(err, TL_EINVAL,
+                          "switch.port_buffer_bytes (per-port buffers) cannot be combined with "
+                          "switch.pfc (PFC accounts the shared buffer); set one of them to 0");
+    if ((port_cap && port_cap < mtu + hdr) || (port_cap && wan_cap && wan_cap < mtu + hdr))
+        return tl_err_set(err, TL_ERANGE,
+                          "switch.port_buffer_bytes and switch.wan_port_buffer_bytes must hold "
+                          "one packet (%u bytes)", mtu + hdr);
+    swmem_configure(s, (int)tl_knob(p, TL_K_SW_PFC_SHIFT), port_cap, wan_cap);
     for (uint32_t c = 0; c < s->n_ports; c++)
-        s->ports[c].qp->configure(s->ports[c].qp_state, s->ports[c].rate_bps, p);
+        s->ports[c].qp->configure(s->ports[c].qp_state,
+                                  &(tl_qpolicy_port){s->ports[c].rate_bps, &s->fabric}, p);
     return 0;
 }
 
@@ -188,6 +199,13 @@ const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops)
     const tl_subflow *sf = &s->sub[i * s->tp->n_subflows];
     *hops = sf->hops;
     return s->path + sf->path_off;
+}
+
+void tl_pktsim_flow_cc(const tl_pktsim *s, size_t i, uint64_t *cwnd_bytes, uint64_t *rate_bps)
+{
+    const tl_subflow *sf = &s->sub[i * s->tp->n_subflows];
+    *cwnd_bytes = sf->io.cwnd_bytes;
+    *rate_bps = sf->io.rate_bps;
 }
 
 /* ---- monitors ---- */
@@ -291,6 +309,10 @@ void tl_pktsim_destroy(tl_pktsim *s)
         return;
     taps_free(s);
     ports_free(s);
+    if (s->tp && s->tp->close && s->cn)
+        for (size_t c = 0; c < s->flows->n; c++)
+            if (s->cn[c].is_started)
+                s->tp->close(s, (uint32_t)c);
     free(s->cn);
     free(s->sub);
     free(s->cc_state);
@@ -355,7 +377,9 @@ static int build_flows(tl_pktsim *s, tl_err *err)
                                 .mss_bytes = s->mtu_bytes,
                                 .base_rtt_ps = base_rtt(s, off, h),
                                 .fabric_rtt_ps = s->fabric.rtt_ps,
-                                .fabric_bdp_bytes = s->fabric.bdp_bytes};
+                                .fabric_bdp_bytes = s->fabric.bdp_bytes,
+                                .intra_rtt_ps = s->fabric.intra_rtt_ps,
+                                .intra_bdp_bytes = s->fabric.intra_bdp_bytes};
         }
         const tl_subflow *sf0 = &s->sub[i * n_sub];
         c->nic_port = s->path[sf0->path_off];
@@ -373,11 +397,32 @@ static int build_flows(tl_pktsim *s, tl_err *err)
     return 0;
 }
 
+int tl_pktsim_has_plugin(const char *kind, const char *name, char *known, size_t n)
+{
+    if (strcmp(kind, "lb") == 0) {
+        if (tl_lb_find(name))
+            return 1;
+        tl_lb_names(known, n);
+    } else if (strcmp(kind, "qpolicy") == 0) {
+        if (tl_qpolicy_find(name))
+            return 1;
+        tl_qpolicy_names(known, n);
+    } else {
+        if (tl_transport_find(name))
+            return 1;
+        tl_transport_names(known, n);
+    }
+    return 0;
+}
+
 /* The plug-ins o names, or an error naming what is available. */
 static int find_plugins(tl_pktsim *s, const tl_pktsim_opts *o, tl_err *err)
 {
     const char *cc = o && o->cc ? o->cc : TL_CC_DEFAULT;
-    const char *tp = o && o->transport ? o->transport : "gbn";
+    const tl_cc_desc *ccd = tl_cc_lookup(cc);
+    const char *tp = o && o->transport           ? o->transport
+                     : ccd && ccd->transport ? ccd->transport
+                                             : "gbn";
     const char *lb = o && o->lb ? o->lb : "ecmp";
     char known[256];
     if (!(s->cc = tl_cc_find(cc))) {
@@ -396,7 +441,10 @@ static int find_plugins(tl_pktsim *s, const tl_pktsim_opts *o, tl_err *err)
                           known);
     }
     for (int c = 0; c < TL_PORT_N_CLASSES; c++) {
-        const char *q = o && o->qpolicy[c] ? o->qpolicy[c] : "red";
+        const char *q = o && o->qpolicy[c] ? o->qpolicy[c]
+                        : c != TL_PORT_HOST && s->cc->desc->switch_qpolicy
+                            ? s->cc->desc->switch_qpolicy
+                            : "red";
         if (!(s->qp_class[c] = tl_qpolicy_find(q))) {
             tl_qpolicy_names(known, sizeof known);
             return tl_err_set(err, TL_EINVAL, "pktsim has no queue policy '%s' (available: %s)",

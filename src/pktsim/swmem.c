@@ -61,6 +61,8 @@ static inline int pfc_should_resume(const tl_pktsim *s, const port *in, uint32_t
  * headroom in use pauses too (SwitchMmu). */
 int swmem_take(tl_pktsim *s, port *p, pkt *k, int64_t now)
 {
+    if (p->cap_bytes) /* a per-port buffer (htsim's model); apply_params rules out PFC */
+        return p->q_bytes + k->wire_bytes <= p->cap_bytes;
     port *in = s->is_pfc ? &s->ports[k->in_chan] : NULL;
     if (swmem_admits(s, s->sw_used[p->sw], p->q_bytes, k->wire_bytes, s->is_pfc)) {
         s->sw_used[p->sw] += k->wire_bytes;
@@ -87,7 +89,7 @@ int swmem_take(tl_pktsim *s, port *p, pkt *k, int64_t now)
  * may then resume. */
 void swmem_release(tl_pktsim *s, const port *p, const pkt *k, int64_t now)
 {
-    if (p->sw == NONE)
+    if (p->sw == NONE || p->cap_bytes)
         return;
     uint64_t b = k->wire_bytes;
     if (!s->is_pfc) {
@@ -120,9 +122,15 @@ void swmem_on_pfc(tl_pktsim *s, port *p, int is_pause, int64_t now)
     }
 }
 
-/* Per-port PFC settings from the knobs (at create and after a change). */
-void swmem_configure(tl_pktsim *s, int shift)
+/* Per-port buffer and PFC settings from the knobs (at create and after a
+ * change). port_cap, wan_cap: switch.port_buffer_bytes and
+ * switch.wan_port_buffer_bytes. */
+void swmem_configure(tl_pktsim *s, int shift, uint64_t port_cap, uint64_t wan_cap)
 {
+    for (uint32_t c = 0; c < s->n_ports; c++) {
+        port *q = &s->ports[c];
+        q->cap_bytes = q->sw == NONE ? 0 : q->pclass == TL_PORT_WAN && wan_cap ? wan_cap : port_cap;
+    }
     /* Dynamic PFC as the HPCC fork's third.cc sets it: the shift falls by one
      * per doubling of a port's rate over the NIC rate (the slowest host link
      * here), so fast fabric ports may hold more. */

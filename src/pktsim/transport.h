@@ -82,12 +82,17 @@ typedef struct tl_transport_ops {
     /* A subflow's CC timer changed its rate or window: the connection may
      * send more (e.g. tp_ready and tp_kick if data is left). Required. */
     void (*on_cc_change)(tl_pktsim *s, uint32_t c, int64_t now);
+    /* The simulation ends: free what connection c (opened) still holds.
+     * Optional; a transport that allocates per connection frees as its
+     * flow completes and here for the rest. */
+    void (*close)(tl_pktsim *s, uint32_t c);
 } tl_transport_ops;
 
 const tl_transport_ops *tl_transport_find(const char *name);
 void tl_transport_names(char *buf, size_t n);
 extern const tl_transport_ops tl_transport_gbn;
 extern const tl_transport_ops tl_transport_stripe;
+extern const tl_transport_ops tl_transport_sack;
 
 /* ---- services (endpoint.c) ---- */
 

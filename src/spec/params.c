@@ -66,6 +66,16 @@ static const tl_param_def net_params[TL_K_N_NET] = {
      "HPCC fork: pause an ingress holding more than the switch's free buffer / 2^s (s one "
      "lower per doubling of the port's rate over the host links'; the fork uses 3), resume "
      "3 KB below that."},
+    /* htsim's buffer model (Uno's artifact: -forceQueueSize 1000000): a fixed
+     * drop-tail queue per port instead of the shared buffer. */
+    [TL_K_SW_PORT_BUFFER_BYTES] = {"switch.port_buffer_bytes", TL_UNIT_BYTES, 0, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+     "Per-port buffers: 0 = the shared buffer (switch.buffer_bytes, dt_alpha); b > 0 = every "
+     "switch port its own drop-tail queue of b bytes, as htsim and Uno's setup (uno.txt "
+     "§5.1: 1 MiB per port). Not with switch.pfc."},
+    [TL_K_SW_WAN_PORT_BUFFER_BYTES] = {"switch.wan_port_buffer_bytes", TL_UNIT_BYTES, 0, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
+     "Per-port buffer of the ports on links between data centers (the WAN links of a two_dc "
+     "topology), with switch.port_buffer_bytes > 0; 0 = the same as the other ports (uno.txt "
+     "Fig. 12 makes them deeper)."},
 };
 
 /* The network's tables; the CCs' follow (tl_cc_get(i)->knobs). */
@@ -77,19 +87,24 @@ static const struct {
 };
 #define N_FIXED (sizeof tables / sizeof *tables)
 
-/* The t-th table of the registry: the fixed ones, then one per CC. */
+/* The t-th table of the registry: the fixed ones, one per CC, then the
+ * queue policies' (tl_qpolicy_knob_table). */
 static const tl_param_def *table_at(size_t t, size_t *n)
 {
     if (t < N_FIXED) {
         *n = tables[t].n;
         return tables[t].defs;
     }
-    const tl_cc_desc *d = tl_cc_get(t - N_FIXED);
-    *n = d->n_knobs;
-    return d->knobs;
+    t -= N_FIXED;
+    if (t < tl_cc_count()) {
+        const tl_cc_desc *d = tl_cc_get(t);
+        *n = d->n_knobs;
+        return d->knobs;
+    }
+    return tl_qpolicy_knob_table(t - tl_cc_count(), n);
 }
 
-static size_t n_tables(void) { return N_FIXED + tl_cc_count(); }
+static size_t n_tables(void) { return N_FIXED + tl_cc_count() + tl_qpolicy_n_knob_tables(); }
 
 /* ---- presets: named sets of values, declared by the CCs ---- */
 

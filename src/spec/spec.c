@@ -14,6 +14,7 @@
 
 #include "tailor/cc.h"
 #include "tailor/fileio.h"
+#include "tailor/pktsim.h"
 #include "tailor/jsonerr.h"
 #include "tailor/strutil.h"
 #include "tailor/time.h"
@@ -629,8 +630,11 @@ static int parse_workload(ctx *c, json_t *o, tl_workload_spec *w)
 {
     const char *P = "workload";
     static const char *const keys[] = {"flows", "duration_ns", "classes", "calibration_samples",
-                                       NULL};
+                                       "file", NULL};
     OPT(check_keys(c, o, P, keys));
+    char file[900];
+    int has_file = get_str(c, o, P, "file", file, sizeof file, 0);
+    OPT(has_file);
     double nf;
     int has = get_num(c, o, P, "flows", &nf, 1, 1e12, 1, 0);
     OPT(has);
@@ -639,6 +643,14 @@ static int parse_workload(ctx *c, json_t *o, tl_workload_spec *w)
     OPT(get_time(c, o, P, "duration_ns", 1000, &w->duration_ps, 0));
     OPT(get_u32(c, o, P, "calibration_samples", &w->calib_samples, 1000, 1000000000, 0));
     json_t *cls = json_object_get(o, "classes");
+    if (has_file == 0) { /* a flow file: htsim .cm, tailor .csv or ns-3 flow.txt */
+        if (cls || json_object_get(o, "duration_ns"))
+            return fail(c, P, TL_EPARSE,
+                        "'file' gives the flows; it takes no 'classes' or 'duration_ns' "
+                        "(only 'flows', to keep the first N)");
+        resolve(c, file, w->file, sizeof w->file);
+        return 0;
+    }
     if (!cls)
         return fail(c, P, TL_EPARSE, "missing required key 'classes' (an array of traffic classes)");
     if (!json_is_array(cls) || json_array_size(cls) == 0)
@@ -661,6 +673,51 @@ static int parse_workload(ctx *c, json_t *o, tl_workload_spec *w)
             if (strcmp(w->classes[j].name, w->classes[i].name) == 0)
                 return fail(c, p, TL_EPARSE, "class name \"%s\" is used twice",
                             w->classes[i].name);
+    }
+    return 0;
+}
+
+/* A plug-in name of kind at path: one pktsim has. */
+static int check_plugin(ctx *c, const char *path, const char *kind, const char *name)
+{
+    char known[256];
+    if (tl_pktsim_has_plugin(kind, name, known, sizeof known))
+        return 0;
+    return fail(c, path, TL_EPARSE, "unknown %s \"%s\"; known: %s",
+                strcmp(kind, "lb") == 0          ? "load balancer"
+                : strcmp(kind, "qpolicy") == 0 ? "queue policy"
+                                               : "transport protocol",
+                name, known);
+}
+
+/* transport.lb, transport.protocol and transport.queue_policy {"host",
+ * "dc", "wan"}: pktsim's
+ * plug-ins by name (docs/plugins.md). */
+static int parse_plugins(ctx *c, json_t *o, tl_scenario *sc)
+{
+    int rc = get_str(c, o, "transport", "lb", sc->lb, sizeof sc->lb, 0);
+    OPT(rc);
+    if (rc == 0)
+        OPT(check_plugin(c, "transport.lb", "lb", sc->lb));
+    rc = get_str(c, o, "transport", "protocol", sc->protocol, sizeof sc->protocol, 0);
+    OPT(rc);
+    if (rc == 0)
+        OPT(check_plugin(c, "transport.protocol", "transport", sc->protocol));
+    rc = 0;
+    json_t *q = get_obj(c, o, "transport", "queue_policy", 0, &rc);
+    OPT(rc);
+    if (!q)
+        return 0;
+    static const char *const classes[] = {"host", "dc", "wan", NULL};
+    OPT(check_keys(c, q, "transport.queue_policy", classes));
+    for (int k = 0; classes[k]; k++) {
+        char p[64];
+        snprintf(p, sizeof p, "transport.queue_policy.%s", classes[k]);
+        rc = get_str(c, q, "transport.queue_policy", classes[k], sc->qpolicy[k],
+                     sizeof sc->qpolicy[k], 0);
+        OPT(rc);
+        if (rc == 0)
+            OPT(check_plugin(c, p, "qpolicy", sc->qpolicy[k]));
     }
     return 0;
 }
@@ -692,11 +749,14 @@ static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
     OPT(rc);
     if (rc == 0 && tl_params_apply_preset(&sc->params, preset, &inner) != 0)
         return fail(c, "transport.preset", inner.code, "%s", inner.msg);
+    OPT(parse_plugins(c, o, sc));
     const char *group;
     json_t *g;
     json_object_foreach(o, group, g)
     {
-        if (strcmp(group, "cc") == 0 || strcmp(group, "preset") == 0)
+        if (strcmp(group, "cc") == 0 || strcmp(group, "preset") == 0 ||
+            strcmp(group, "lb") == 0 || strcmp(group, "queue_policy") == 0 ||
+            strcmp(group, "protocol") == 0)
             continue;
         char gp[256];
         tl_json_join(gp, sizeof gp, P, group);

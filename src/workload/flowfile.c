@@ -12,6 +12,7 @@
 
 #include "tailor/fileio.h"
 #include "tailor/time.h"
+#include "workload_int.h"
 
 static int cmp_flow(const void *a, const void *b)
 {
@@ -113,7 +114,7 @@ static int cmp_id_line(const void *a, const void *b)
 
 /* Flow ids name flows in every result: two flows of one id are an error
  * naming both lines. lines[i] is flow i's line. O(n log n). */
-static int check_unique_ids(const tl_flows *f, const size_t *lines, const char *path, tl_err *err)
+int tl_flows_check_unique_ids(const tl_flows *f, const size_t *lines, const char *path, tl_err *err)
 {
     id_line *v = malloc((f->n ? f->n : 1) * sizeof *v);
     if (!v)
@@ -224,7 +225,7 @@ int tl_flows_load_csv(tl_flows *f, const char *path, const tl_topo *t, tl_err *e
                        "no flows: expected rows 'id,src,dst,size,start_ns,class' after the "
                        "header");
     if (!rc)
-        rc = check_unique_ids(f, lines, path, err);
+        rc = tl_flows_check_unique_ids(f, lines, path, err);
     if (!rc && !is_sorted(f))
         qsort(f->v, f->n, sizeof *f->v, cmp_flow);
 out:
@@ -356,4 +357,19 @@ int tl_flows_save_ns3(const tl_flows *f, const char *path, double offset_s, tl_e
                 fl->size_bytes, t / 1000000000000, t % 1000000000000);
     }
     return tl_afile_commit(&af, err);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int tl_flows_load_any(tl_flows *f, const char *path, const tl_topo *t, tl_err *err)
+{
+    if (has_suffix(path, ".csv"))
+        return tl_flows_load_csv(f, path, t, err);
+    if (has_suffix(path, ".cm"))
+        return tl_flows_load_htsim(f, path, t, err);
+    return tl_flows_load_ns3(f, path, t, err);
 }

@@ -172,6 +172,12 @@ int tl_workload_generate(const tl_workload_spec *w, const tl_topo *t, const tl_r
                          tl_err *err)
 {
     tl_flows_init(out);
+    if (w->file[0]) { /* workload.file: the flows are given */
+        int rc = tl_flows_load_any(out, w->file, t, err);
+        if (!rc && w->n_flows && w->n_flows < out->n)
+            out->n = (size_t)w->n_flows; /* the first N by start time */
+        return rc;
+    }
     if (n_threads <= 0)
         n_threads = omp_get_max_threads();
     if (w->n_classes == 0)

@@ -33,4 +33,8 @@ void spatial_fini(spatial_sampler *s);
 /* The seq-th pair of the class (seq matters for the cyclic patterns). */
 void spatial_pair(const spatial_sampler *s, tl_rng *r, uint64_t seq, uint32_t *src, uint32_t *dst);
 
+/* Flow ids name flows in every result: two flows of one id are an error
+ * naming both lines of path; lines[i] is flow i's line. O(n log n). */
+int tl_flows_check_unique_ids(const tl_flows *f, const size_t *lines, const char *path, tl_err *err);
+
 #endif

@@ -3,7 +3,7 @@
  * links that Uno's phantom queues mark. */
 #include "../qpolicy.h"
 
-static void configure(void *st, uint64_t rate_bps, const tl_params *p) {}
+static void configure(void *st, const tl_qpolicy_port *port, const tl_params *p) {}
 
 static int never(void *st, uint64_t q, uint32_t bytes, int64_t now, tl_rng *r) { return 0; }
 

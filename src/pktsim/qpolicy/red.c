@@ -11,10 +11,10 @@ typedef struct red {
     int is_on_dequeue;
 } red;
 
-static void configure(void *vst, uint64_t rate_bps, const tl_params *p)
+static void configure(void *vst, const tl_qpolicy_port *port, const tl_params *p)
 {
     red *st = vst;
-    double gbps = (double)rate_bps / 1e9;
+    double gbps = (double)port->rate_bps / 1e9;
     st->kmin_bytes = (uint64_t)(tl_knob(p, TL_K_SW_KMIN_BYTES_PER_GBPS) * gbps);
     st->kmax_bytes = (uint64_t)(tl_knob(p, TL_K_SW_KMAX_BYTES_PER_GBPS) * gbps);
     st->pmax = tl_knob(p, TL_K_SW_PMAX);

@@ -2,6 +2,7 @@
 #include "../registry.h"
 #include "../transport.h"
 
-static const tl_transport_ops *const tps[] = {&tl_transport_gbn, &tl_transport_stripe};
+static const tl_transport_ops *const tps[] = {&tl_transport_gbn, &tl_transport_stripe,
+                                              &tl_transport_sack};
 
 TL_PLUGIN_REGISTRY(tl_transport_ops, tl_transport, tps)

@@ -1,0 +1,152 @@
+/* uno_probe.h: Uno's incasts on its two-DC network. */
+#include "uno_probe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/pktsim.h"
+#include "tailor/world.h"
+
+typedef struct probe {
+    const uno_probe_case *c;
+    uno_probe_out *o;
+    uint32_t bneck, nic[UNO_PROBE_MAX_SRC];
+    uint64_t last_tx[UNO_PROBE_MAX_SRC];
+    int k;
+} probe;
+
+static int sample(void *ctx, tl_pktsim *s, int64_t now)
+{
+    probe *pr = ctx;
+    uno_probe_out *o = pr->o;
+    if (pr->k >= o->n_samples)
+        return 0;
+    double secs = (double)pr->c->sample_ps * 1e-12;
+    for (int i = 0; i < o->n_flows; i++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(s, pr->nic[i], &ps);
+        o->rate_gbps[pr->k * o->n_flows + i] = (double)(ps.bytes_tx - pr->last_tx[i]) * 8 / secs / 1e9;
+        pr->last_tx[i] = ps.bytes_tx;
+        uint64_t w, r;
+        tl_pktsim_flow_cc(s, (size_t)i, &w, &r);
+        o->cwnd_bytes[pr->k * o->n_flows + i] = w == UINT64_MAX ? NAN : (double)w;
+    }
+    tl_port_stats ps;
+    tl_pktsim_port_stats(s, pr->bneck, &ps);
+    o->queue_bytes[pr->k] = (double)ps.queue_bytes_now;
+    pr->k++;
+    return 0;
+}
+
+static uint32_t chan_of(const tl_topo *t, uint32_t from, uint32_t to)
+{
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(t); c++)
+        if ((from == UINT32_MAX || tl_topo_chan_from(t, c) == from) &&
+            (to == UINT32_MAX || tl_topo_chan_to(t, c) == to))
+            return c;
+    return UINT32_MAX;
+}
+
+/* Sender j of each kind: inter from DC 0's pods in turn, intra from DC 1's
+ * pods 0-6 in turn (pod 7 holds the receiver). */
+static uint32_t inter_host(int j) { return (uint32_t)((j % 8) * 16 + j / 8); }
+static uint32_t intra_host(int j) { return (uint32_t)(128 + (j % 7) * 16 + j / 7); }
+
+void uno_probe_free(uno_probe_out *o)
+{
+    free(o->rate_gbps);
+    free(o->cwnd_bytes);
+    free(o->queue_bytes);
+    memset(o, 0, sizeof *o);
+}
+
+int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
+{
+    memset(o, 0, sizeof *o);
+    int n = c->n_inter + c->n_intra + c->n_late;
+    if (n < 1 || n > UNO_PROBE_MAX_SRC || c->sample_ps <= 0) {
+        fprintf(stderr, "uno_probe: 1..%d senders and a sample interval, please\n", UNO_PROBE_MAX_SRC);
+        return 1;
+    }
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"seed\": 1, \"topology\": {\"type\": \"two_dc\", \"k\": 8, \"inter_dc_links\": 8, "
+             "\"host_link_bps\": \"100Gbps\", \"fabric_link_bps\": \"100Gbps\", \"wan_link_bps\": "
+             "\"100Gbps\", \"link_delay_ns\": 1000, \"wan_delay_ns\": \"%.3fus\"}, \"workload\": "
+             "{\"flows\": %d, \"classes\": [{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": "
+             "1000}, \"spatial\": {\"type\": \"permutation\"}, \"arrival\": {\"process\": "
+             "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\", \"lb\": \"spray\", \"nic\": "
+             "{\"mtu_bytes\": 4096, \"header_bytes\": 64, \"ack_bytes\": 64, \"rto_ps\": \"420us\"}, \"switch\": "
+             "{\"port_buffer_bytes\": 1048576}%s%s}}",
+             c->wan_delay_us, n, c->cc, c->knobs ? ", " : "", c->knobs ? c->knobs : "");
+    tl_world w;
+    tl_err err;
+    tl_err_clear(&err);
+    if (tl_world_from_json(&w, json, 1, &err)) {
+        fprintf(stderr, "uno_probe: %s %s\n", err.path, err.msg);
+        return 1;
+    }
+    const uint32_t *hosts = tl_topo_hosts(w.topo);
+    o->n_flows = n;
+    o->n_samples = (int)(c->end_ps / c->sample_ps);
+    o->rate_gbps = calloc((size_t)o->n_samples * (size_t)n, sizeof *o->rate_gbps);
+    o->cwnd_bytes = calloc((size_t)o->n_samples * (size_t)n, sizeof *o->cwnd_bytes);
+    o->queue_bytes = calloc((size_t)o->n_samples, sizeof *o->queue_bytes);
+    probe pr = {.c = c, .o = o, .bneck = chan_of(w.topo, UINT32_MAX, hosts[UNO_PROBE_DST])};
+    for (int i = 0; i < n; i++) {
+        o->is_inter[i] = i < c->n_inter;
+        uint32_t h = i < c->n_inter ? inter_host(i) : intra_host(i - c->n_inter);
+        int64_t start = i < c->n_inter + c->n_intra ? 0 : c->late_ps;
+        w.flows.v[i] = (tl_flow){.id = (uint64_t)i, .src = hosts[h], .dst = hosts[UNO_PROBE_DST],
+                                 .size_bytes = c->size_bytes, .start_ps = start};
+        pr.nic[i] = chan_of(w.topo, hosts[h], UINT32_MAX);
+    }
+    w.flows.n = (size_t)n;
+    tl_pktsim_opts opts = {.cc = w.sc.cc,
+                           .lb = w.sc.lb[0] ? w.sc.lb : NULL,
+                           .transport = w.sc.protocol[0] ? w.sc.protocol : NULL};
+    for (int k = 0; k < TL_PORT_N_CLASSES; k++)
+        opts.qpolicy[k] = w.sc.qpolicy[k][0] ? w.sc.qpolicy[k] : NULL;
+    tl_pktsim *s = tl_pktsim_create_opts(w.topo, w.routes, &w.flows, &w.sc.params, &opts, 1, &err);
+    int rc = !o->rate_gbps || !o->cwnd_bytes || !o->queue_bytes || !s ||
+             tl_pktsim_set_control(s, c->sample_ps, sample, &pr, &err) ||
+             tl_pktsim_run(s, c->end_ps, NULL, &err);
+    if (rc) {
+        fprintf(stderr, "uno_probe: %s\n", err.msg);
+    } else {
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(s, &st);
+        o->drops = st.n_drops;
+        o->timeouts = st.n_timeouts;
+        tl_port_stats ps;
+        tl_pktsim_port_stats(s, pr.bneck, &ps);
+        o->bneck_bytes = ps.bytes_tx;
+        tl_fabric_ref f;
+        tl_fabric_ref_of(w.topo, 4096, &f, &err);
+        o->intra_rtt_ps = f.intra_rtt_ps;
+    }
+    tl_pktsim_destroy(s);
+    tl_world_fini(&w);
+    if (rc)
+        uno_probe_free(o);
+    return rc;
+}
+
+int uno_probe_fair_from(const uno_probe_out *o, double line_gbps, double tol)
+{
+    int n_active = o->n_flows;
+    double fair = line_gbps / n_active;
+    int from = -1;
+    for (int k = 0; k < o->n_samples; k++) {
+        int is_fair = 1;
+        for (int i = 0; i < o->n_flows; i++)
+            is_fair &= fabs(o->rate_gbps[k * o->n_flows + i] - fair) <= tol * fair;
+        if (!is_fair)
+            from = -1;
+        else if (from < 0)
+            from = k;
+    }
+    return from;
+}

@@ -1,0 +1,48 @@
+/* Uno's incast experiments on its two-DC network (uno.txt §5.1-5.2.1, issue
+ * 45): two k = 8 fat trees at 100 Gb/s with 1 us links, one border switch
+ * each, 8 WAN links of a chosen one-way delay, 4096 B MTU, 1 MiB per port.
+ * Long flows from chosen senders into host 240 (DC 1) start at once; every
+ * sample interval the probe records each sender's NIC rate and window and
+ * the queue at the bottleneck (host 240's ToR downlink). Shared by
+ * bench_uno (prints and writes the time series) and test_uno (asserts
+ * them). */
+#ifndef UNO_PROBE_H
+#define UNO_PROBE_H
+
+#include <stdint.h>
+
+#define UNO_PROBE_MAX_SRC 32
+#define UNO_PROBE_DST 240 /* host index: DC 1's pod 7 */
+
+typedef struct uno_probe_case {
+    const char *cc;
+    const char *knobs;     /* extra "transport" members, JSON, or NULL */
+    int n_inter, n_intra;  /* senders in DC 0 (other DC) and in DC 1 (other pods) */
+    uint64_t size_bytes;   /* per flow */
+    double wan_delay_us;   /* one way; 886.5 is the paper's "128 x" RTT ratio */
+    int64_t end_ps;        /* simulate this long */
+    int64_t sample_ps;     /* series resolution */
+    /* A second wave: n_late more intra senders start at late_ps (0: none). */
+    int n_late;
+    int64_t late_ps;
+} uno_probe_case;
+
+typedef struct uno_probe_out {
+    int n_flows, n_samples;
+    double *rate_gbps;     /* [n_samples][n_flows]: NIC bytes sent in each interval */
+    double *cwnd_bytes;    /* [n_samples][n_flows] at each sample's end */
+    double *queue_bytes;   /* [n_samples]: the bottleneck's queue at each sample's end */
+    int is_inter[UNO_PROBE_MAX_SRC];
+    int64_t intra_rtt_ps;  /* the network's intra-DC reference RTT */
+    uint64_t drops, timeouts, bneck_bytes;
+} uno_probe_out;
+
+/* 0, or non-zero with a message on stderr. Free out with uno_probe_free. */
+int uno_probe_run(const uno_probe_case *c, uno_probe_out *out);
+void uno_probe_free(uno_probe_out *out);
+
+/* The first sample index from which every flow's rate stays within tol of
+ * the fair share (bottleneck rate / flows) up to the end; -1 if none. */
+int uno_probe_fair_from(const uno_probe_out *o, double line_gbps, double tol);
+
+#endif
