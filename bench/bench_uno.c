@@ -1,6 +1,9 @@
 /* Uno's incast experiments (issue 45; uno.txt §5.2.1, Fig. 3 and 8).
- *   bench_uno incast [CC] [KNOBS_JSON] [END_MS] [SAMPLE_US]
- * prints each flow's rate (Gb/s) per sample and the bottleneck queue. */
+ *   bench_uno incast|qa|alone [CC] [KNOBS_JSON] [END_MS] [SAMPLE_US]
+ * incast: 4 inter-DC and 4 intra-DC senders of 1 GiB to host 240; qa: one
+ * intra-DC flow, joined at 5 ms by 15 more (a sudden 16-to-1 incast);
+ * alone: one inter-DC flow. Prints each flow's rate (Gb/s) per sample, the
+ * bottleneck queue (KB) and each flow's window (KB). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +16,18 @@ int main(int argc, char **argv)
     const char *knobs = argc > 3 && argv[3][0] ? argv[3] : NULL;
     double end_ms = argc > 4 ? atof(argv[4]) : 20;
     double sample_us = argc > 5 ? atof(argv[5]) : 100;
+    const char *mode = argc > 1 ? argv[1] : "incast";
     uno_probe_case c = {.cc = cc, .knobs = knobs, .n_inter = 4, .n_intra = 4,
                         .size_bytes = 1073741824, .wan_delay_us = 886.5,
                         .end_ps = (int64_t)(end_ms * 1e9), .sample_ps = (int64_t)(sample_us * 1e6)};
+    if (!strcmp(mode, "qa"))
+        c.n_inter = 0, c.n_intra = 1, c.n_late = 15, c.late_ps = 5000000000;
+    else if (!strcmp(mode, "alone"))
+        c.n_inter = 1, c.n_intra = 0;
+    else if (strcmp(mode, "incast")) {
+        fprintf(stderr, "bench_uno: incast, qa or alone\n");
+        return 2;
+    }
     uno_probe_out o;
     if (uno_probe_run(&c, &o))
         return 1;

@@ -49,10 +49,11 @@ static uint32_t chan_of(const tl_topo *t, uint32_t from, uint32_t to)
     return UINT32_MAX;
 }
 
-/* Sender j of each kind: inter from DC 0's pods in turn, intra from DC 1's
- * pods 0-6 in turn (pod 7 holds the receiver). */
-static uint32_t inter_host(int j) { return (uint32_t)((j % 8) * 16 + j / 8); }
-static uint32_t intra_host(int j) { return (uint32_t)(128 + (j % 7) * 16 + j / 7); }
+/* Sender j of each kind, as the artifact's mixed incast (4_4_1000MB.cm):
+ * inter from DC 0's hosts 0, 10, 20, ...; intra from DC 1's 130, 140, ...
+ * (then 131, 141, ...), never host 240's rack. */
+static uint32_t inter_host(int j) { return (uint32_t)(10 * (j % 13) + j / 13); }
+static uint32_t intra_host(int j) { return (uint32_t)(130 + 10 * (j % 11) + j / 11); }
 
 void uno_probe_free(uno_probe_out *o)
 {
@@ -79,8 +80,9 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
              "1000}, \"spatial\": {\"type\": \"permutation\"}, \"arrival\": {\"process\": "
              "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\", \"lb\": \"spray\", \"nic\": "
              "{\"mtu_bytes\": 4096, \"header_bytes\": 64, \"ack_bytes\": 64, \"rto_ps\": \"420us\"}, \"switch\": "
-             "{\"port_buffer_bytes\": 1048576}%s%s}}",
-             c->wan_delay_us, n, c->cc, c->knobs ? ", " : "", c->knobs ? c->knobs : "");
+             "{\"port_buffer_bytes\": 1048576%s%s}%s%s}}",
+             c->wan_delay_us, n, c->cc, c->switch_knobs ? ", " : "",
+             c->switch_knobs ? c->switch_knobs : "", c->knobs ? ", " : "", c->knobs ? c->knobs : "");
     tl_world w;
     tl_err err;
     tl_err_clear(&err);

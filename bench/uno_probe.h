@@ -17,6 +17,7 @@
 typedef struct uno_probe_case {
     const char *cc;
     const char *knobs;     /* extra "transport" members, JSON, or NULL */
+    const char *switch_knobs; /* extra members of transport.switch, JSON, or NULL */
     int n_inter, n_intra;  /* senders in DC 0 (other DC) and in DC 1 (other pods) */
     uint64_t size_bytes;   /* per flow */
     double wan_delay_us;   /* one way; 886.5 is the paper's "128 x" RTT ratio */

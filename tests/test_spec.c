@@ -50,7 +50,8 @@ static void examples_parse_and_build(void **state)
     } cases[] = {
         {"default.json", 256, 352},          {"fabric-6144.json", 6144, 8448},
         {"fattree-k8-permutation.json", 128, 384}, {"incast-16to1.json", 32, 40},
-        {"parking-lot-4hop.json", 20, 24},   {"two-dc.json", 256, 808},
+        {"parking-lot-4hop.json", 20, 24},   {"uno/two-dc.json", 256, 808},
+        {"uno/mixed-incast.json", 256, 808}, {"uno/tm500.json", 256, 808},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char path[1024];

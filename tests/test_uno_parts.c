@@ -31,6 +31,8 @@ static void phantom_counter_drains_lazily(void **state)
 {
     tl_params p;
     assert_int_equal(tl_params_init(&p, NULL), 0);
+    assert_int_equal(tl_params_set(&p, "phantom.kmin_frac", 0.25, NULL), 0);
+    assert_int_equal(tl_params_set(&p, "phantom.kmax_frac", 0.75, NULL), 0);
     char st[256] = {0};
     tl_rng r;
     tl_rng_init(&r, 1, "test", 0);
@@ -63,7 +65,7 @@ static void phantom_counter_drains_lazily(void **state)
         q->on_enqueue(st, 0, 1000, 0, &r);
     /* 1 MB drains to 250 KB in 53.3 us: unmarked just after */
     assert_false(q->on_dequeue(st, 0, 0, 53400000, &r));
-    /* size 0: the fabric's BDP (22.4 MB), so 5 MB stays below kmin */
+    /* size 0: the fabric's BDP (22.4 MB), so 5 MB stays below kmin (5.6 MB) */
     memset(st, 0, sizeof st);
     q = phantom_at(st, &p, 100000000000ull, 0);
     for (int i = 0; i < 5000; i++)

@@ -37,6 +37,7 @@ enum {
     EPOCH_PS,
     QA_SCALE,
     QA_PERIOD_RTTS,
+    QA_MEASURED_RTT,
     QA,
     HOLD_WHEN_FALLING,
     INITIAL_WINDOW_BDP,
@@ -59,7 +60,7 @@ static const tl_param_def knobs[N_KNOBS] = {
     [GENTLE_FACTOR] = {"uno.gentle_factor", TL_UNIT_FRAC, 0.3, 0, 1, 0, TL_DIR_UP_THROUGHPUT,
                        "MD scale factor when marks come without queueing delay, i.e. from phantom "
                        "queues alone (uno.txt Algorithm 1: 0.3; the artifact's 0.35)."},
-    [GENTLE_COMPOUNDS] = {"uno.gentle_compounds", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL,
+    [GENTLE_COMPOUNDS] = {"uno.gentle_compounds", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_NEUTRAL,
                           "1: MD_scale = MD_scale x factor on each phantom-only epoch in a row, "
                           "as Algorithm 1 reads; 0: factor each time (the artifact)."},
     [NO_DELAY_PS] = {"uno.no_delay_ps", TL_UNIT_PS, 1e6, 0, 1e12, 1, TL_DIR_NEUTRAL,
@@ -79,6 +80,10 @@ static const tl_param_def knobs[N_KNOBS] = {
     [QA_PERIOD_RTTS] = {"uno.qa_period_rtts", TL_UNIT_NONE, 1, 0.1, 100, 0, TL_DIR_UP_DELAY,
                         "Quick Adapt period in base RTTs of the flow's path (uno.txt: once per "
                         "RTT; the artifact's 1.05)."},
+    [QA_MEASURED_RTT] = {"uno.qa_measured_rtt", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL,
+                         "1: the Quick Adapt period is measured in the flow's latest RTT sample (at "
+                         "least its base RTT), so queueing does not shorten a period below one "
+                         "round of ACKs; 0: in base RTTs (the artifact)."},
     [QA] = {"uno.qa", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL, "Quick Adapt on (uno.txt §4.1.2)."},
     [HOLD_WHEN_FALLING] = {"uno.hold_when_falling", TL_UNIT_BOOL, 0, 0, 1, 1, TL_DIR_UP_THROUGHPUT,
                            "1: a marked epoch whose E fell below the previous one (E <= 0.9) "
@@ -100,6 +105,7 @@ static const tl_param_value artifact[] = {
     {"uno.k_bytes", 24576},       {"uno.gentle_factor", 0.35}, {"uno.gentle_compounds", 0},
     {"uno.no_delay_ps", 0},       {"uno.no_delay_frac", 0.055},
     {"uno.qa_scale", 0.96},       {"uno.qa_period_rtts", 1.05}, {"uno.hold_when_falling", 1},
+    {"uno.qa_measured_rtt", 0},
     {"phantom.drain_frac", 1 / 1.1}, {"phantom.kmin_frac", 0.02}, {"phantom.kmax_frac", 0.6},
 };
 static const tl_preset presets[] = {
@@ -116,14 +122,15 @@ typedef struct uno {
     double ewma, prev_ewma, g, md_scale, gentle;
     double no_delay_rtt_ps;        /* an RTT at most this is "no delay" */
     double qa_beta, qa_scale;
-    int64_t epoch_ps, qa_period_ps, rtt_ps;
+    int64_t epoch_ps, rtt_ps, last_rtt_ps;
+    double qa_rtts;
     int64_t epoch_end_ps;          /* 0 until the first ACK */
     int64_t qa_end_ps;
     int64_t hold_from_ps;          /* after a QA cut: no QA or MD until an ACK of a packet
                                     * sent at or after this (one RTT) */
     uint8_t is_holding;
     uint64_t epoch_acked, epoch_marked, qa_acked;
-    uint8_t is_compounding, is_qa, is_hold_when_falling, is_pacing;
+    uint8_t is_compounding, is_qa, is_hold_when_falling, is_pacing, is_qa_measured;
 } uno;
 
 static void read_knobs(uno *st, const tl_cc_io *io, const tl_params *p)
@@ -144,7 +151,8 @@ static void read_knobs(uno *st, const tl_cc_io *io, const tl_params *p)
                                       : io->base_rtt_ps;
     st->qa_beta = k[QA_BETA];
     st->qa_scale = k[QA_SCALE];
-    st->qa_period_ps = (int64_t)(k[QA_PERIOD_RTTS] * (double)io->base_rtt_ps);
+    st->qa_rtts = k[QA_PERIOD_RTTS];
+    st->is_qa_measured = k[QA_MEASURED_RTT] != 0;
     st->is_qa = k[QA] != 0;
     st->is_hold_when_falling = k[HOLD_WHEN_FALLING] != 0;
     st->is_pacing = k[PACING] != 0;
@@ -168,6 +176,14 @@ static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
     st->cwnd = tl_cc_knobs(&tl_cc_uno, p)[INITIAL_WINDOW_BDP] * st->bdp;
     publish(st, io);
     return 0;
+}
+
+/* One Quick Adapt period: qa_period_rtts round trips, of the latest sample
+ * (never below the base RTT) or of the base RTT. */
+static int64_t qa_period_ps(const uno *st)
+{
+    int64_t rtt = st->is_qa_measured && st->last_rtt_ps > st->rtt_ps ? st->last_rtt_ps : st->rtt_ps;
+    return (int64_t)(st->qa_rtts * (double)rtt);
 }
 
 static void additive_increase(uno *st, uint64_t bytes)
@@ -208,7 +224,7 @@ static void quick_adapt(uno *st, int64_t now)
         st->hold_from_ps = now;
         st->epoch_acked = st->epoch_marked = 0;
     } else {
-        st->qa_end_ps = now + st->qa_period_ps;
+        st->qa_end_ps = now + qa_period_ps(st);
     }
     st->qa_acked = 0;
 }
@@ -219,12 +235,13 @@ static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
     int64_t now = io->now_ps, sent = now - a->rtt_ps;
     if (a->is_nack)
         return;
+    st->last_rtt_ps = a->rtt_ps;
     if (!st->epoch_end_ps) { /* the first ACK opens the first epoch and QA period */
         st->epoch_end_ps = now;
-        st->qa_end_ps = now + st->qa_period_ps;
+        st->qa_end_ps = now + qa_period_ps(st);
     } else if (st->is_holding && sent >= st->hold_from_ps) {
         st->is_holding = 0; /* one RTT after a QA cut: a new period and epoch */
-        st->qa_end_ps = now + st->qa_period_ps;
+        st->qa_end_ps = now + qa_period_ps(st);
         st->epoch_end_ps = now;
     } else if (!st->is_holding) {
         st->qa_acked += a->newly_acked;

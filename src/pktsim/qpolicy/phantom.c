@@ -22,13 +22,12 @@ static const tl_param_def knobs[N_KNOBS] = {
     [SIZE_BYTES] = {"phantom.size_bytes", TL_UNIT_BYTES, 0, 0, 1e12, 1, TL_DIR_UP_THROUGHPUT,
                     "Capacity of a phantom queue; 0 = the network's largest BDP (the inter-DC "
                     "BDP of a two_dc topology, as the artifact passes -phantom_size)."},
-    [KMIN_FRAC] = {"phantom.kmin_frac", TL_UNIT_FRAC, 0.25, 0, 1, 0, TL_DIR_UP_THROUGHPUT,
-                   "Marking starts above this fraction of the phantom queue's size (uno.txt "
-                   "§5.1: MinECNThresh 25% of the queue's capacity; the artifact's 2%)."},
-    [KMAX_FRAC] = {"phantom.kmax_frac", TL_UNIT_FRAC, 0.75, 0, 1, 0, TL_DIR_UP_THROUGHPUT,
+    [KMIN_FRAC] = {"phantom.kmin_frac", TL_UNIT_FRAC, 0.02, 0, 1, 0, TL_DIR_UP_THROUGHPUT,
+                   "Marking starts above this fraction of the phantom queue's size (the artifact's "
+                   "2%, 448 KB of 22.4 MB; uno.txt gives RED's 25% for physical queues only)."},
+    [KMAX_FRAC] = {"phantom.kmax_frac", TL_UNIT_FRAC, 0.6, 0, 1, 0, TL_DIR_UP_THROUGHPUT,
                    "Every packet is marked above this fraction of the size; the probability "
-                   "rises linearly from kmin (uno.txt §5.1: MaxECNThresh 75%; the artifact's "
-                   "60%)."},
+                   "rises linearly from kmin (the artifact's 60%)."},
 };
 
 typedef struct phantom {
