@@ -61,7 +61,9 @@ scen no-spatial.json "$ft" '{"name": "a", "sizes": {"cdf": "webserver"}, "arriva
 scen rate.json '{"type": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2, "host_link_bps": "1e400bps"}' "$good_class"
 scen seed.json "$ft" "$good_class" ', "seed": -3'
 scen dupkey.json '{"type": "fat_tree", "k": 4, "k": 6}' "$good_class"
-scen uno.json "$ft" "$good_class" ', "transport": {"cc": "uno"}'
+scen badlb.json "$ft" "$good_class" ', "transport": {"cc": "uno", "lb": "sprya"}'
+printf 'Nodes 16\nConnections 2\n0->1 id 1 start 0 size 1000\n1-2 id 2 start 0 size 1000\n' >"$in/bad.cm"
+printf '{"topology": {"type": "fat_tree", "k": 4}, "workload": {"file": "bad.cm"}}' >"$in/cm.json"
 scen badcc.json "$ft" "$good_class" ', "transport": {"cc": "dcqcm"}'
 : >"$in/empty.json"
 echo '[1, 2, 3]' >"$in/array.json"
@@ -131,7 +133,9 @@ row "scenario: rate overflow"         2 "1 bit/s to 1e18 bit/s"               --
 row "scenario: negative seed"         2 "seed"                                -- inspect "$in/seed.json"
 row "scenario: duplicate key"         2 "dupkey.json"                         -- inspect "$in/dupkey.json"
 row "scenario: unknown cc"            2 "did you mean \"dcqcn\""              -- inspect "$in/badcc.json"
-row "scenario: cc no engine has"      2 "no engine implements congestion control 'uno'" -- run "$in/uno.json" -o out
+row "scenario: unknown lb"            2 "transport.lb: unknown load balancer \"sprya\"" -- run "$in/badlb.json" -o out
+row "htsim matrix: bad line"          2 "bad.cm:4:1: workload.file: expected 'SRC->DST" -- run "$in/cm.json" -o out
+row "htsim matrix: with --flows"      2 "bad.cm:4:1"                          -- run "$S" --flows "$in/bad.cm" -o out
 row "scenario: empty file"            2 "empty.json"                          -- inspect "$in/empty.json"
 row "scenario: not an object"         2 "array.json"                          -- inspect "$in/array.json"
 row "scenario: binary is escaped"     2 '\x7f'                                -- inspect "$in/binary.json"
@@ -148,7 +152,6 @@ row "--set unknown knob"              2 "did you mean 'nic.mtu_bytes'"        --
 row "--set out of range"              2 "--set nic.mtu_bytes=1"               -- run "$S" -o out --set nic.mtu_bytes=1
 row "--preset unknown lists them"     2 "presets: dcqcn.nvidia-default"       -- run "$S" -o out --preset nope
 row "--cc unknown lists them"         2 "known: dctcp, dctcp-rate"            -- run "$S" -o out --cc nope
-row "--cc uno with flowsim"           2 "no engine implements congestion control 'uno'" -- run "$S" -o out --cc uno --engine flowsim
 row "--engine unknown"                2 "unknown engine 'ns3'"                -- run "$S" -o out --engine ns3
 row "--seed too large (not clamped)"  2 "--seed expects an integer in 0..9223372036854775807" -- run "$S" -o out --seed 99999999999999999999999
 row "--seed negative"                 2 "--seed expects"                      -- gen-flows "$S" -o f.csv --seed -1
@@ -209,7 +212,7 @@ row "sweep: no list"                  2 "expected a --set knob=v1,v2"         --
 row "sweep: lists of two lengths"     2 "swept knobs move together"           -- sweep "$S" --set nic.mtu_bytes=1000,1500 --set switch.kmin_bytes_per_gbps=1KB,2KB,3KB
 row "sweep: bad value"                2 "3XB"                                 -- sweep "$S" --engine flowsim --set switch.kmin_bytes_per_gbps=1KB,3XB
 row "sweep: --quiet without -o"       2 "needs -o OUTDIR"                     -- sweep "$S" --quiet --set nic.mtu_bytes=1000,1500
-row "sweep: cc no engine has"         2 "no engine implements"                -- sweep "$S" --cc uno --engine flowsim --set nic.mtu_bytes=1000,1500
+row "sweep: unknown cc"                2 "unknown congestion control 'unoo'"   -- sweep "$S" --cc unoo --engine flowsim --set nic.mtu_bytes=1000,1500
 # ------------------------------------------------------------ m3 ----------
 row "m3: model not a model"           2 "garbage.model"                       -- run "$S" -o out --engine m3 --model "$in/garbage.model"
 row "m3: model missing"               2 "nope.model"                          -- run "$S" -o out --engine m3 --model "$in/nope.model"

@@ -106,6 +106,20 @@ JSON
     check "re-imported $fmt tiers" grep -q "tier 2: .* 2.00:1" "$tmp/insp3"
 done
 
+# Uno (docs/uno.md): the artifact's 500-flow matrix from an htsim .cm file,
+# and its FCT means within 10% of Uno's htsim fork, intra- and inter-DC apart
+# (bench/uno/compare.sh; the fork's figures are stored beside it).
+"$bin" run "$src/examples/uno/tm500.json" -o "$tmp/uno" --quiet >/dev/null
+check "uno tm500 runs" test $? -eq 0
+check "uno tm500 has 500 flows" test "$(wc -l <"$tmp/uno/fct.csv")" -eq 501
+check "uno tm500 classes" test "$(grep -c ',inter$' "$tmp/uno/fct.csv")" -eq 96
+sh "$src/bench/uno/compare.sh" "$(dirname "$bin")" >"$tmp/unocmp" 2>&1
+check "uno compare runs" test $? -eq 0
+for c in intra inter; do
+    check "uno $c mean within 10% of htsim's" \
+        awk -v c=$c '$1 == c {ok = $9 > 0.9 && $9 < 1.1} END {exit !ok}' "$tmp/unocmp"
+done
+
 # docs/parameters.md is the registry's own output.
 "$bin" params --markdown >"$tmp/params.md"
 check "docs/parameters.md matches the registry" cmp -s "$tmp/params.md" "$src/docs/parameters.md"

@@ -174,6 +174,8 @@ int tl_workload_generate(const tl_workload_spec *w, const tl_topo *t, const tl_r
     tl_flows_init(out);
     if (w->file[0]) { /* workload.file: the flows are given */
         int rc = tl_flows_load_any(out, w->file, t, err);
+        if (rc && err && !err->path[0])
+            snprintf(err->path, sizeof err->path, "workload.file");
         if (!rc && w->n_flows && w->n_flows < out->n)
             out->n = (size_t)w->n_flows; /* the first N by start time */
         return rc;
