@@ -40,15 +40,6 @@ static int sample(void *ctx, tl_pktsim *s, int64_t now)
     return 0;
 }
 
-static uint32_t chan_of(const tl_topo *t, uint32_t from, uint32_t to)
-{
-    for (uint32_t c = 0; c < 2 * tl_topo_n_links(t); c++)
-        if ((from == UINT32_MAX || tl_topo_chan_from(t, c) == from) &&
-            (to == UINT32_MAX || tl_topo_chan_to(t, c) == to))
-            return c;
-    return UINT32_MAX;
-}
-
 /* Flow 2 shares flow 0's second channel and nothing else of flows 0, 1. */
 static int is_park_path(const tl_pktsim *s)
 {
@@ -87,7 +78,7 @@ int cc_probe_run(const cc_probe_case *c, cc_probe_out *out)
     const uint32_t *hosts = tl_topo_hosts(w.topo);
     /* long enough not to finish by t2 at line rate */
     uint64_t size = (uint64_t)((double)c->gbps * 1e9 / 8 * ((double)c->t2_ps * 1e-12 + 1e-3));
-    probe pr = {.c = c, .bneck = chan_of(w.topo, UINT32_MAX, hosts[c->dst[0]])};
+    probe pr = {.c = c, .bneck = tl_topo_host_chan(w.topo, hosts[c->dst[0]], 1)};
     tl_pktsim *s = NULL;
     /* ECMP hashes the flow id: a park takes the first id of flow 2 whose
      * path makes two bottlenecks in a row */
@@ -100,8 +91,8 @@ int cc_probe_run(const cc_probe_case *c, cc_probe_out *out)
         for (int i = 0; i < c->n_src; i++) {
             w.flows.v[i] = (tl_flow){.id = i == 2 ? id2 : (uint64_t)i, .src = hosts[c->src[i]],
                                      .dst = hosts[c->dst[i]], .size_bytes = size, .start_ps = 0};
-            pr.nic[i] = chan_of(w.topo, hosts[c->src[i]], UINT32_MAX);
-            pr.down[i] = chan_of(w.topo, UINT32_MAX, hosts[c->dst[i]]);
+            pr.nic[i] = tl_topo_host_chan(w.topo, hosts[c->src[i]], 0);
+            pr.down[i] = tl_topo_host_chan(w.topo, hosts[c->dst[i]], 1);
         }
         w.flows.n = (size_t)c->n_src;
         tl_pktsim_destroy(s);

@@ -40,15 +40,6 @@ static int sample(void *ctx, tl_pktsim *s, int64_t now)
     return 0;
 }
 
-static uint32_t chan_of(const tl_topo *t, uint32_t from, uint32_t to)
-{
-    for (uint32_t c = 0; c < 2 * tl_topo_n_links(t); c++)
-        if ((from == UINT32_MAX || tl_topo_chan_from(t, c) == from) &&
-            (to == UINT32_MAX || tl_topo_chan_to(t, c) == to))
-            return c;
-    return UINT32_MAX;
-}
-
 /* Sender j of each kind, as the artifact's mixed incast (4_4_1000MB.cm):
  * inter from DC 0's hosts 0, 10, 20, ...; intra from DC 1's 130, 140, ...
  * (then 131, 141, ...), never host 240's rack. */
@@ -96,14 +87,14 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
     o->rate_gbps = calloc((size_t)o->n_samples * (size_t)n, sizeof *o->rate_gbps);
     o->cwnd_bytes = calloc((size_t)o->n_samples * (size_t)n, sizeof *o->cwnd_bytes);
     o->queue_bytes = calloc((size_t)o->n_samples, sizeof *o->queue_bytes);
-    probe pr = {.c = c, .o = o, .bneck = chan_of(w.topo, UINT32_MAX, hosts[UNO_PROBE_DST])};
+    probe pr = {.c = c, .o = o, .bneck = tl_topo_host_chan(w.topo, hosts[UNO_PROBE_DST], 1)};
     for (int i = 0; i < n; i++) {
         o->is_inter[i] = i < c->n_inter;
         uint32_t h = i < c->n_inter ? inter_host(i) : intra_host(i - c->n_inter);
         int64_t start = i < c->n_inter + c->n_intra ? 0 : c->late_ps;
         w.flows.v[i] = (tl_flow){.id = (uint64_t)i, .src = hosts[h], .dst = hosts[UNO_PROBE_DST],
                                  .size_bytes = c->size_bytes, .start_ps = start};
-        pr.nic[i] = chan_of(w.topo, hosts[h], UINT32_MAX);
+        pr.nic[i] = tl_topo_host_chan(w.topo, hosts[h], 0);
     }
     w.flows.n = (size_t)n;
     tl_pktsim_opts opts = {.cc = w.sc.cc,

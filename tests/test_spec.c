@@ -52,6 +52,7 @@ static void examples_parse_and_build(void **state)
         {"fattree-k8-permutation.json", 128, 384}, {"incast-16to1.json", 32, 40},
         {"parking-lot-4hop.json", 20, 24},   {"uno/two-dc.json", 256, 808},
         {"uno/mixed-incast.json", 256, 808}, {"uno/tm500.json", 256, 808},
+        {"uno/mix40.json", 256, 808},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char path[1024];

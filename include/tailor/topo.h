@@ -79,6 +79,9 @@ const uint32_t *tl_topo_out_chans(const tl_topo *t, uint32_t node, uint32_t *n);
 static inline uint32_t tl_chan_link(uint32_t chan) { return chan >> 1; }
 uint32_t tl_topo_chan_from(const tl_topo *t, uint32_t chan);
 uint32_t tl_topo_chan_to(const tl_topo *t, uint32_t chan);
+/* A host's first access channel: the one it sends on, or (is_in) the one
+ * that reaches it (the same link's other direction); UINT32_MAX if none. */
+uint32_t tl_topo_host_chan(const tl_topo *t, uint32_t host, int is_in);
 
 /* Marks a link failed (or repaired). Routes computed earlier are stale:
  * call tl_routes_rebuild. */

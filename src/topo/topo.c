@@ -311,6 +311,13 @@ uint32_t tl_topo_chan_to(const tl_topo *t, uint32_t chan)
     return (chan & 1) ? l->a : l->b;
 }
 
+uint32_t tl_topo_host_chan(const tl_topo *t, uint32_t host, int is_in)
+{
+    uint32_t n;
+    const uint32_t *ch = tl_topo_out_chans(t, host, &n);
+    return n ? ch[0] ^ (uint32_t)(is_in != 0) : UINT32_MAX;
+}
+
 int tl_topo_set_failed(tl_topo *t, uint32_t link, int is_failed, tl_err *err)
 {
     if (link >= t->n_links)

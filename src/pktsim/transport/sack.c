@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../transport.h"
-#include "tailor/time.h"
+#include "gbn_core.h" /* gbn_cnp: DCQCN's notification point, shared */
 
 /* A growable ring of per-packet slots indexed by packet number. */
 typedef struct slots {
@@ -213,11 +212,7 @@ static void on_data(tl_pktsim *s, uint32_t i, int64_t now)
     sack *t = tp_state(s, c);
     tp_pkt(s, i)->int_idx = TL_NO_PKT; /* handed to the ACK */
     uint32_t p = d.block;
-    if (d.is_ce && tp_has_service(s, TL_SVC_CNP) && now - t->last_cnp_ps >= tp_cnp_interval_ps(s)) {
-        t->last_cnp_ps = now;
-        tp_stats(s)->n_cnps++;
-        tp_send_ctrl(s, c, &d, PK_CNP, 0, 0, TL_NO_PKT, now);
-    }
+    gbn_cnp(s, c, &t->last_cnp_ps, &d, 0, now);
     int is_new = p >= t->rcv && !slots_fit(&t->rx, t->rcv, p, 0) && !t->rx.flag[p & (t->rx.cap - 1)];
     if (is_new) {
         t->rx.flag[p & (t->rx.cap - 1)] = 1;
