@@ -20,6 +20,7 @@ enum {
     TL_CC_HPCC = 3,
     TL_CC_TIMELY = 4,
     TL_CC_UNO = 5,
+    TL_CC_GEMINI = 6,
 };
 
 /* The CC of a scenario that names none (docs/scenario.md). */
@@ -61,6 +62,7 @@ typedef struct tl_cc_desc {
     /* The queue policy its switch ports take unless the scenario names one
      * (pktsim's qpolicy registry: "phantom" for Uno); NULL = "red". */
     const char *switch_qpolicy;
+    const char *wan_qpolicy; /* the same for WAN ports; NULL = switch_qpolicy's */
     /* The transport its flows take unless the scenario names one (pktsim's
      * transport registry: "sack" for Uno, as its artifact); NULL = "gbn". */
     const char *transport;

@@ -441,10 +441,9 @@ static int find_plugins(tl_pktsim *s, const tl_pktsim_opts *o, tl_err *err)
                           known);
     }
     for (int c = 0; c < TL_PORT_N_CLASSES; c++) {
-        const char *q = o && o->qpolicy[c] ? o->qpolicy[c]
-                        : c != TL_PORT_HOST && s->cc->desc->switch_qpolicy
-                            ? s->cc->desc->switch_qpolicy
-                            : "red";
+        const tl_cc_desc *d = s->cc->desc;
+        const char *sw = c == TL_PORT_WAN && d->wan_qpolicy ? d->wan_qpolicy : d->switch_qpolicy;
+        const char *q = o && o->qpolicy[c] ? o->qpolicy[c] : c != TL_PORT_HOST && sw ? sw : "red";
         if (!(s->qp_class[c] = tl_qpolicy_find(q))) {
             tl_qpolicy_names(known, sizeof known);
             return tl_err_set(err, TL_EINVAL, "pktsim has no queue policy '%s' (available: %s)",
