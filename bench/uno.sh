@@ -1,10 +1,11 @@
 #!/bin/sh
 # Uno's experiments (issue 45, docs/uno.md) that tailor runs so far: the mixed
 # incast (uno.txt Fig. 3 and 8: 4 intra-DC + 4 inter-DC flows of 1 GiB into
-# one host) under UnoCC, Uno with its artifact's settings, and Gemini, as send
+# one host) under UnoCC, Uno with its artifact's settings, Gemini and MPRDMA +
+# BBR, as send
 # rates over time (one PNG per CC) and a table of class means; then the
 # artifact's 500-flow matrix beside Uno's htsim fork (bench/uno/compare.sh).
-#   bench/uno.sh [OUTDIR] [BUILD]     (defaults: out/uno, build; about 30 s)
+#   bench/uno.sh [OUTDIR] [BUILD]     (defaults: out/uno, build; about 40 s)
 # Needs bench_uno (cmake --build BUILD --target bench_uno) and gnuplot for the PNGs.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +16,7 @@ case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 mkdir -p "$OUT"
 ART='"preset": "uno.artifact", "uno": {"ewma_gain": 0.65}, "phantom": {"drain_frac": 0.952381}'
 printf '%-14s %7s %18s %18s %18s\n' case t_ms "intra mean (Gb/s)" "inter mean (Gb/s)" "max/min flow"
-for c in uno uno-artifact gemini; do
+for c in uno uno-artifact gemini mprdma-bbr; do
     case $c in
     uno-artifact) cc=uno knobs=$ART ;;
     *) cc=$c knobs= ;;

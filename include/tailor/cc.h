@@ -21,6 +21,7 @@ enum {
     TL_CC_TIMELY = 4,
     TL_CC_UNO = 5,
     TL_CC_GEMINI = 6,
+    TL_CC_MPRDMA_BBR = 7,
 };
 
 /* The CC of a scenario that names none (docs/scenario.md). */

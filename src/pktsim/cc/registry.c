@@ -10,7 +10,7 @@
 #include "tailor/strutil.h"
 
 #define TL_CCS(X) X(tl_cc_dctcp) X(tl_cc_dctcp_rate) X(tl_cc_dcqcn) X(tl_cc_timely) X(tl_cc_hpcc) \
-    X(tl_cc_uno) X(tl_cc_gemini)
+    X(tl_cc_uno) X(tl_cc_gemini) X(tl_cc_mprdma_bbr)
 
 #define DECLARE(d) extern const tl_cc_desc d;
 #define LIST(d) &d,
