@@ -290,19 +290,30 @@ static void rate_change_moves_pending_send(void **state)
     }
 }
 
-/* The table covers every CC pktsim implements, and only those. */
+/* The CCs built for Uno's two-DC network (issue 45), checked there by
+ * test_uno rather than on this one-DC tree: their windows and phantom queues
+ * are sized by an inter-DC BDP, and on a lone 10 Gb/s data center UnoCC's
+ * additive step (0.1% of a 17 KB BDP per RTT) leaves a lone flow at 5% of
+ * the line (docs/uno.md, "Limits"). */
+static const char *const two_dc_ccs[] = {"uno", "gemini", "mprdma-bbr"};
+
+/* The table covers every CC pktsim implements but the two-DC ones, and only
+ * those. */
 static void table_is_whole(void **state)
 {
     (void)state;
     size_t n = 0;
     for (size_t i = 0; i < tl_cc_count(); i++) {
         const tl_cc_desc *d = tl_cc_get(i);
-        int is_listed = 0;
+        int is_listed = 0, is_two_dc = 0;
         for (size_t j = 0; j < sizeof expect / sizeof *expect; j++)
             is_listed |= strcmp(expect[j].cc, d->name) == 0;
-        if (d->ops && !is_listed)
-            fail_msg("cc %s has no row in test_cc_fidelity's table", d->name);
-        n += d->ops != NULL;
+        for (size_t j = 0; j < sizeof two_dc_ccs / sizeof *two_dc_ccs; j++)
+            is_two_dc |= strcmp(two_dc_ccs[j], d->name) == 0;
+        if (d->ops && is_listed == is_two_dc)
+            fail_msg("cc %s needs a row in test_cc_fidelity's table or in two_dc_ccs, not both",
+                     d->name);
+        n += d->ops != NULL && !is_two_dc;
     }
     assert_int_equal(n, sizeof expect / sizeof *expect);
 }
