@@ -136,6 +136,15 @@ static void inter_flow_alone_starts_at_line_rate(void **state)
     uno_probe_free(&o);
 }
 
+/* The mean rates of the inter-DC flows (0-3) and the intra-DC ones (4-7)
+ * over samples [k0, k1). */
+static void class_means(const uno_probe_out *o, int k0, int k1, double *inter, double *intra)
+{
+    *inter = *intra = 0;
+    for (int i = 0; i < 4; i++)
+        *inter += mean_rate(o, i, k0, k1) / 4, *intra += mean_rate(o, 4 + i, k0, k1) / 4;
+}
+
 /* Gemini (Uno's baseline) on the same incast: after timeouts its inter-DC
  * flows restart from one packet and regain 5.4 KB per 1.8 ms round, so at
  * 300 ms they still hold a fraction of what the intra-DC flows hold (uno.txt
@@ -143,9 +152,8 @@ static void inter_flow_alone_starts_at_line_rate(void **state)
 static void gemini_converges_slower_than_uno(void **state)
 {
     uno_probe_out o = run_cc("gemini", NULL, NULL, 4, 4, 0, 0, 300 * MS, 5 * MS);
-    double inter = 0, intra = 0;
-    for (int i = 0; i < 4; i++)
-        inter += mean_rate(&o, i, 55, 60) / 4, intra += mean_rate(&o, 4 + i, 55, 60) / 4;
+    double inter, intra;
+    class_means(&o, 55, 60, &inter, &intra);
     fprintf(stderr, "gemini at 275-300 ms: inter %.1f, intra %.1f Gb/s\n", inter, intra);
     assert_true(inter < intra / 3);
     assert_true(inter + intra > 20); /* the bottleneck is used, by the intra-DC flows */
@@ -161,9 +169,8 @@ static void gemini_converges_slower_than_uno(void **state)
 static void mprdma_bbr_stays_unfair(void **state)
 {
     uno_probe_out o = run_cc("mprdma-bbr", NULL, NULL, 4, 4, 0, 0, 300 * MS, 5 * MS);
-    double inter = 0, intra = 0;
-    for (int i = 0; i < 4; i++)
-        inter += mean_rate(&o, i, 50, 60) / 4, intra += mean_rate(&o, 4 + i, 50, 60) / 4;
+    double inter, intra;
+    class_means(&o, 50, 60, &inter, &intra);
     fprintf(stderr, "mprdma-bbr at 250-300 ms: inter %.1f, intra %.1f Gb/s\n", inter, intra);
     assert_true(intra > 1.5 * inter);
     assert_true(inter > 1); /* BBR's flows do send */

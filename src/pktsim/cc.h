@@ -72,6 +72,21 @@ struct tl_cc_ops {
     void (*reconfigure)(void *st, tl_cc_io *io, const tl_params *p);
 };
 
+/* For window CCs that cap their window at the flow's BDP (Uno, Gemini,
+ * MPRDMA): clamps *cwnd to [1 MSS, max(bdp, 1 MSS)] and publishes it. */
+static inline void tl_cc_set_window(tl_cc_io *io, double *cwnd, double bdp)
+{
+    double lo = io->mss_bytes, hi = bdp > lo ? bdp : lo;
+    *cwnd = *cwnd < lo ? lo : *cwnd > hi ? hi : *cwnd;
+    io->cwnd_bytes = (uint64_t)*cwnd;
+}
+
+/* Publishes a pacing rate; at or above line rate the flow is not paced. */
+static inline void tl_cc_set_rate(tl_cc_io *io, double bps)
+{
+    io->rate_bps = bps >= (double)io->line_bps ? 0 : (uint64_t)bps;
+}
+
 /* pktsim's implementation of the CC named name; NULL if the name is unknown
  * or no engine implements it yet. */
 const tl_cc_ops *tl_cc_find(const char *name);

@@ -16,7 +16,10 @@
  * per base RTT. Switches mark with RED on the physical queue (preset
  * gemini.default: 25-75% of a 1 MiB port, uno.txt §5.1); WAN ports do not
  * mark, as in the artifact's Gemini runs. */
+#include <math.h>
+
 #include "../cc.h"
+#include "red_1mib.h"
 
 extern const tl_cc_desc tl_cc_gemini;
 
@@ -36,13 +39,6 @@ static const tl_param_def knobs[N_KNOBS] = {
                  "K in the ECN decrease alpha x 4K/(K+BDP) (the artifact's 6 x 4096 B)."},
 };
 
-/* RED on the physical queue at 25-75% of a 1 MiB port (2,621 and 7,864 B per
- * Gb/s at 100 Gb/s), as uno.txt §5.1 marks for its baselines. */
-static const tl_param_value red_25_75[] = {
-    {"switch.kmin_bytes_per_gbps", 2621.44},
-    {"switch.kmax_bytes_per_gbps", 7864.32},
-    {"switch.pmax", 1},
-};
 static const tl_preset presets[] = {
     {"gemini.default", "RED marking between 25% and 75% of a 1 MiB port at 100 Gb/s (uno.txt §5.1; the default for cc gemini)",
      red_25_75, sizeof red_25_75 / sizeof *red_25_75},
@@ -74,11 +70,8 @@ static void read_knobs(gemini *st, const tl_cc_io *io, const tl_params *p)
 
 static void publish(gemini *st, tl_cc_io *io)
 {
-    double lo = io->mss_bytes, hi = st->bdp > lo ? st->bdp : lo;
-    st->cwnd = st->cwnd < lo ? lo : st->cwnd > hi ? hi : st->cwnd;
-    io->cwnd_bytes = (uint64_t)st->cwnd;
-    double rate = st->cwnd * 8e12 / (double)st->rtt_ps;
-    io->rate_bps = rate >= (double)io->line_bps ? 0 : (uint64_t)rate;
+    tl_cc_set_window(io, &st->cwnd, st->bdp);
+    tl_cc_set_rate(io, st->cwnd * 8e12 / (double)st->rtt_ps);
 }
 
 static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)

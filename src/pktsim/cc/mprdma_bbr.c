@@ -17,7 +17,10 @@
  * 1, 1, 1, 1 x bandwidth, a round each. No min-RTT probing (the base RTT is
  * known), ECN ignored; the window stays at one BDP and a timeout restarts
  * it from one packet, growing a packet per ACK. */
+#include <math.h>
+
 #include "../cc.h"
+#include "red_1mib.h"
 
 extern const tl_cc_desc tl_cc_mprdma_bbr;
 
@@ -33,11 +36,6 @@ static const tl_param_def knobs[N_KNOBS] = {
                  "Floor of BBR's bandwidth estimate (the artifact's 3 Gb/s)."},
 };
 
-static const tl_param_value red_25_75[] = {
-    {"switch.kmin_bytes_per_gbps", 2621.44},
-    {"switch.kmax_bytes_per_gbps", 7864.32},
-    {"switch.pmax", 1},
-};
 static const tl_preset presets[] = {
     {"mprdma-bbr.default",
      "RED marking between 25% and 75% of a 1 MiB port at 100 Gb/s (uno.txt §5.1; the default "
@@ -74,12 +72,9 @@ static void read_knobs(mb *st, const tl_cc_io *io, const tl_params *p)
 
 static void publish(mb *st, tl_cc_io *io)
 {
-    double lo = io->mss_bytes, hi = st->bdp > lo ? st->bdp : lo;
-    st->cwnd = st->cwnd < lo ? lo : st->cwnd > hi ? hi : st->cwnd;
-    io->cwnd_bytes = (uint64_t)st->cwnd;
-    double rate = st->is_bbr ? (st->best_bw ? st->gain * st->best_bw : (double)io->line_bps)
-                             : st->cwnd * 8e12 / (double)st->rtt_ps;
-    io->rate_bps = rate >= (double)io->line_bps ? 0 : (uint64_t)rate;
+    tl_cc_set_window(io, &st->cwnd, st->bdp);
+    tl_cc_set_rate(io, st->is_bbr ? (st->best_bw ? st->gain * st->best_bw : INFINITY)
+                                  : st->cwnd * 8e12 / (double)st->rtt_ps);
 }
 
 static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)

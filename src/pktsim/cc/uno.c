@@ -161,11 +161,8 @@ static void read_knobs(uno *st, const tl_cc_io *io, const tl_params *p)
 /* The window within [one packet, one BDP], and the pacing rate cwnd per base RTT. */
 static void publish(uno *st, tl_cc_io *io)
 {
-    double lo = io->mss_bytes, hi = st->bdp > lo ? st->bdp : lo;
-    st->cwnd = st->cwnd < lo ? lo : st->cwnd > hi ? hi : st->cwnd;
-    io->cwnd_bytes = (uint64_t)st->cwnd;
-    double rate = st->cwnd * 8e12 / (double)st->rtt_ps;
-    io->rate_bps = !st->is_pacing || rate >= (double)io->line_bps ? 0 : (uint64_t)rate;
+    tl_cc_set_window(io, &st->cwnd, st->bdp);
+    tl_cc_set_rate(io, st->is_pacing ? st->cwnd * 8e12 / (double)st->rtt_ps : INFINITY);
 }
 
 static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
