@@ -35,6 +35,7 @@ int64_t tp_rto_ps(const tl_pktsim *s) { return s->rto_ps; }
 uint32_t tp_ack_every(const tl_pktsim *s) { return s->ack_every_pkts; }
 int64_t tp_cnp_interval_ps(const tl_pktsim *s) { return s->cnp_interval_ps; }
 int tp_has_service(const tl_pktsim *s, unsigned svc) { return (s->services & svc) != 0; }
+void tp_fail_nomem(tl_pktsim *s) { pktsim_fail_nomem(s); }
 void tp_free(tl_pktsim *s, uint32_t i) { ep_free_pkt(s, i); }
 void tp_free_int(tl_pktsim *s, uint32_t b) { tl_pool_put(&s->ints, b); }
 

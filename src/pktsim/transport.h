@@ -140,5 +140,7 @@ int64_t tp_rto_ps(const tl_pktsim *s);
 uint32_t tp_ack_every(const tl_pktsim *s);
 int64_t tp_cnp_interval_ps(const tl_pktsim *s);
 int tp_has_service(const tl_pktsim *s, unsigned svc);
+/* A transport's own allocation failed: the run stops with TL_ENOMEM. */
+void tp_fail_nomem(tl_pktsim *s);
 
 #endif

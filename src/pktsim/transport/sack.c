@@ -170,12 +170,10 @@ static uint32_t pull(tl_pktsim *s, uint32_t c, int64_t now, int64_t *wake)
             return TL_NO_PKT;
         }
     }
-    if (!is_retx && slots_fit(&t->tx, t->una, p, 1)) {
-        *wake = TL_PULL_BLOCKED; /* out of memory: the flow stalls, the run goes on */
-        return TL_NO_PKT;
-    }
     sent_rec rec = {p, now};
-    if (fifo_push((void **)&t->fifo, &t->fifo_head, &t->fifo_n, &t->fifo_cap, sizeof rec, &rec)) {
+    if ((!is_retx && slots_fit(&t->tx, t->una, p, 1)) ||
+        fifo_push((void **)&t->fifo, &t->fifo_head, &t->fifo_n, &t->fifo_cap, sizeof rec, &rec)) {
+        tp_fail_nomem(s); /* the run stops with TL_ENOMEM */
         *wake = TL_PULL_BLOCKED;
         return TL_NO_PKT;
     }
@@ -213,7 +211,14 @@ static void on_data(tl_pktsim *s, uint32_t i, int64_t now)
     tp_pkt(s, i)->int_idx = TL_NO_PKT; /* handed to the ACK */
     uint32_t p = d.block;
     gbn_cnp(s, c, &t->last_cnp_ps, &d, 0, now);
-    int is_new = p >= t->rcv && !slots_fit(&t->rx, t->rcv, p, 0) && !t->rx.flag[p & (t->rx.cap - 1)];
+    if (p >= t->rcv && slots_fit(&t->rx, t->rcv, p, 0)) {
+        tp_fail_nomem(s);
+        if (d.int_idx != TL_NO_PKT)
+            tp_free_int(s, d.int_idx);
+        tp_free(s, i);
+        return;
+    }
+    int is_new = p >= t->rcv && !t->rx.flag[p & (t->rx.cap - 1)];
     if (is_new) {
         t->rx.flag[p & (t->rx.cap - 1)] = 1;
         t->rcv_count++;
@@ -314,8 +319,10 @@ static void on_timer(tl_pktsim *s, uint32_t c, int64_t now)
         uint32_t payload = payload_of(s, c, r.p);
         t->in_flight -= t->in_flight >= payload ? payload : t->in_flight;
         t->tx.sent_ps[r.p & (t->tx.cap - 1)] = -1; /* until it is sent again */
-        if (fifo_push((void **)&t->retx, &t->retx_head, &t->retx_n, &t->retx_cap, sizeof r.p, &r.p))
-            continue;
+        if (fifo_push((void **)&t->retx, &t->retx_head, &t->retx_n, &t->retx_cap, sizeof r.p, &r.p)) {
+            tp_fail_nomem(s);
+            return;
+        }
         tp_stats(s)->n_timeouts++;
         is_loss = 1;
     }
