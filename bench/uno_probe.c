@@ -97,11 +97,8 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
         pr.nic[i] = tl_topo_host_chan(w.topo, hosts[h], 0);
     }
     w.flows.n = (size_t)n;
-    tl_pktsim_opts opts = {.cc = w.sc.cc,
-                           .lb = w.sc.lb[0] ? w.sc.lb : NULL,
-                           .transport = w.sc.protocol[0] ? w.sc.protocol : NULL};
-    for (int k = 0; k < TL_PORT_N_CLASSES; k++)
-        opts.qpolicy[k] = w.sc.qpolicy[k][0] ? w.sc.qpolicy[k] : NULL;
+    tl_pktsim_opts opts;
+    tl_scenario_pktsim_opts(&w.sc, &opts);
     tl_pktsim *s = tl_pktsim_create_opts(w.topo, w.routes, &w.flows, &w.sc.params, &opts, 1, &err);
     int rc = !o->rate_gbps || !o->cwnd_bytes || !o->queue_bytes || !s ||
              tl_pktsim_set_control(s, c->sample_ps, sample, &pr, &err) ||

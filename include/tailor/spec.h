@@ -86,6 +86,12 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
                       tl_err *err);
 void tl_scenario_fini(tl_scenario *sc);
 
+struct tl_pktsim_opts;
+/* The pktsim plug-ins the scenario names (transport.cc, lb, protocol,
+ * queue_policy) into o; names it leaves out stay NULL, pktsim's defaults.
+ * o borrows sc's strings. */
+void tl_scenario_pktsim_opts(const tl_scenario *sc, struct tl_pktsim_opts *o);
+
 /* Builds the scenario's topology (with its failed links marked). */
 tl_topo *tl_scenario_build_topo(const tl_scenario *sc, tl_err *err);
 

@@ -40,11 +40,8 @@ static int create(tl_engine *e, tl_err *err)
 {
     const tl_world *w = e->w;
     const tl_scenario *sc = &w->sc;
-    tl_pktsim_opts o = {.cc = sc->cc,
-                         .lb = sc->lb[0] ? sc->lb : NULL,
-                         .transport = sc->protocol[0] ? sc->protocol : NULL};
-    for (int k = 0; k < TL_PORT_N_CLASSES; k++)
-        o.qpolicy[k] = sc->qpolicy[k][0] ? sc->qpolicy[k] : NULL;
+    tl_pktsim_opts o;
+    tl_scenario_pktsim_opts(sc, &o);
     e->st = tl_pktsim_create_opts(w->topo, w->routes, &w->flows, &sc->params, &o, sc->seed, err);
     if (!e->st)
         return err->code;

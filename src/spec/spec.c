@@ -942,6 +942,15 @@ void tl_scenario_fini(tl_scenario *sc)
     memset(sc, 0, sizeof *sc);
 }
 
+void tl_scenario_pktsim_opts(const tl_scenario *sc, tl_pktsim_opts *o)
+{
+    *o = (tl_pktsim_opts){.cc = sc->cc,
+                          .lb = sc->lb[0] ? sc->lb : NULL,
+                          .transport = sc->protocol[0] ? sc->protocol : NULL};
+    for (int k = 0; k < TL_PORT_N_CLASSES; k++)
+        o->qpolicy[k] = sc->qpolicy[k][0] ? sc->qpolicy[k] : NULL;
+}
+
 tl_topo *tl_scenario_build_topo(const tl_scenario *sc, tl_err *err)
 {
     const tl_topo_spec *s = &sc->topo;
