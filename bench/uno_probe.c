@@ -51,6 +51,8 @@ void uno_probe_free(uno_probe_out *o)
     free(o->rate_gbps);
     free(o->cwnd_bytes);
     free(o->queue_bytes);
+    free(o->rpc_fct_us);
+    free(o->rpc_ideal_us);
     memset(o, 0, sizeof *o);
 }
 
@@ -58,7 +60,8 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
 {
     memset(o, 0, sizeof *o);
     int n = c->n_inter + c->n_intra + c->n_late;
-    if (n < 1 || n > UNO_PROBE_MAX_SRC || c->sample_ps <= 0) {
+    if (n < 1 || n > UNO_PROBE_MAX_SRC || c->sample_ps <= 0 || c->n_rpc < 0 ||
+        (c->n_rpc && (c->rpc_gap_ps <= 0 || c->rpc_min_bytes < 1 || c->rpc_max_bytes < c->rpc_min_bytes))) {
         fprintf(stderr, "uno_probe: 1..%d senders and a sample interval, please\n", UNO_PROBE_MAX_SRC);
         return 1;
     }
@@ -72,7 +75,7 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
              "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\", \"lb\": \"spray\", \"nic\": "
              "{\"mtu_bytes\": 4096, \"header_bytes\": 64, \"ack_bytes\": 64, \"rto_ps\": \"420us\"}, \"switch\": "
              "{\"port_buffer_bytes\": 1048576%s%s}%s%s}}",
-             c->wan_delay_us, n, c->cc, c->switch_knobs ? ", " : "",
+             c->wan_delay_us, n + c->n_rpc, c->cc, c->switch_knobs ? ", " : "",
              c->switch_knobs ? c->switch_knobs : "", c->knobs ? ", " : "", c->knobs ? c->knobs : "");
     tl_world w;
     tl_err err;
@@ -87,6 +90,9 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
     o->rate_gbps = calloc((size_t)o->n_samples * (size_t)n, sizeof *o->rate_gbps);
     o->cwnd_bytes = calloc((size_t)o->n_samples * (size_t)n, sizeof *o->cwnd_bytes);
     o->queue_bytes = calloc((size_t)o->n_samples, sizeof *o->queue_bytes);
+    o->n_rpc = c->n_rpc;
+    o->rpc_fct_us = calloc((size_t)c->n_rpc + 1, sizeof *o->rpc_fct_us);
+    o->rpc_ideal_us = calloc((size_t)c->n_rpc + 1, sizeof *o->rpc_ideal_us);
     probe pr = {.c = c, .o = o, .bneck = tl_topo_host_chan(w.topo, hosts[UNO_PROBE_DST], 1)};
     for (int i = 0; i < n; i++) {
         o->is_inter[i] = i < c->n_inter;
@@ -96,11 +102,23 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
                                  .size_bytes = c->size_bytes, .start_ps = start};
         pr.nic[i] = tl_topo_host_chan(w.topo, hosts[h], 0);
     }
-    w.flows.n = (size_t)n;
+    /* The RPCs' sizes: a 64-bit LCG (Knuth's MMIX constants), seeded once,
+     * so every CC and queue policy sees the same messages. */
+    uint64_t lcg = 45;
+    for (int i = 0; i < c->n_rpc; i++) {
+        lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint64_t span = c->rpc_max_bytes - c->rpc_min_bytes + 1;
+        w.flows.v[n + i] = (tl_flow){.id = (uint64_t)(n + i), .src = hosts[UNO_PROBE_RPC_SRC],
+                                     .dst = hosts[UNO_PROBE_DST],
+                                     .size_bytes = c->rpc_min_bytes + (lcg >> 33) % span,
+                                     .start_ps = c->rpc_start_ps + i * c->rpc_gap_ps};
+    }
+    w.flows.n = (size_t)(n + c->n_rpc);
     tl_pktsim_opts opts;
     tl_scenario_pktsim_opts(&w.sc, &opts);
     tl_pktsim *s = tl_pktsim_create_opts(w.topo, w.routes, &w.flows, &w.sc.params, &opts, 1, &err);
-    int rc = !o->rate_gbps || !o->cwnd_bytes || !o->queue_bytes || !s ||
+    int rc = !o->rate_gbps || !o->cwnd_bytes || !o->queue_bytes || !o->rpc_fct_us ||
+             !o->rpc_ideal_us || !s ||
              tl_pktsim_set_control(s, c->sample_ps, sample, &pr, &err) ||
              tl_pktsim_run(s, c->end_ps, NULL, &err);
     if (rc) {
@@ -116,6 +134,11 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
         tl_fabric_ref f;
         tl_fabric_ref_of(w.topo, 4096, &f, &err);
         o->intra_rtt_ps = f.intra_rtt_ps;
+        const tl_flow_result *r = tl_pktsim_results(s);
+        for (int i = 0; i < c->n_rpc; i++) {
+            o->rpc_fct_us[i] = r[n + i].fct_ps < 0 ? NAN : (double)r[n + i].fct_ps * 1e-6;
+            o->rpc_ideal_us[i] = (double)r[n + i].ideal_ps * 1e-6;
+        }
     }
     tl_pktsim_destroy(s);
     tl_world_fini(&w);

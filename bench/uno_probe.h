@@ -13,6 +13,7 @@
 
 #define UNO_PROBE_MAX_SRC 32
 #define UNO_PROBE_DST 240 /* host index: DC 1's pod 7 */
+#define UNO_PROBE_RPC_SRC 241 /* host 240's rack neighbour */
 
 typedef struct uno_probe_case {
     const char *cc;
@@ -26,6 +27,12 @@ typedef struct uno_probe_case {
     /* A second wave: n_late more intra senders start at late_ps (0: none). */
     int n_late;
     int64_t late_ps;
+    /* Fig. 4's background: n_rpc messages from host 241 (host 240's rack)
+     * to host 240, one every rpc_gap_ps from rpc_start_ps, of sizes drawn
+     * uniformly from [rpc_min_bytes, rpc_max_bytes] with a fixed seed. */
+    int n_rpc;
+    int64_t rpc_start_ps, rpc_gap_ps;
+    uint64_t rpc_min_bytes, rpc_max_bytes;
 } uno_probe_case;
 
 typedef struct uno_probe_out {
@@ -35,6 +42,9 @@ typedef struct uno_probe_out {
     double *queue_bytes;   /* [n_samples]: the bottleneck's queue at each sample's end */
     int is_inter[UNO_PROBE_MAX_SRC];
     int64_t intra_rtt_ps;  /* the network's intra-DC reference RTT */
+    int n_rpc;
+    double *rpc_fct_us;    /* [n_rpc]: completion time (receiver side), NAN if unfinished */
+    double *rpc_ideal_us;  /* [n_rpc]: the same alone in the network */
     uint64_t drops, timeouts, bneck_bytes;
 } uno_probe_out;
 

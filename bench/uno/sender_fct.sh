@@ -1,0 +1,18 @@
+#!/bin/sh
+# tailor's fct.csv of a k = 8 two_dc run as Uno's artifact measures flows:
+# at the sender, when the last ACK is back. Adds the last ACK's way back to
+# each FCT and to its ideal (1 us per link, the WAN link the one-way WAN
+# delay, a 64 B ACK's serialization per 100 Gb/s hop): 2/4/6 links within a
+# rack/pod/DC, 10 across DCs. Prints "class fct_us ideal_us" per flow
+# (unfinished flows left out), class intra or inter.
+#   bench/uno/sender_fct.sh FCT_CSV [WAN_DELAY_US]   (default 886.5)
+# tailor's node ids: DC 0's hosts 0-127, then 80 switches, DC 1's hosts 208-335.
+set -eu
+[ $# -ge 1 ] || { echo "usage: sender_fct.sh FCT_CSV [WAN_DELAY_US]" >&2; exit 2; }
+awk -F, -v wan="${2:-886.5}" 'NR > 1 && $6 != "" && $6 >= 0 {
+    s = $2 < 128 ? $2 : $2 - 80; d = $3 < 128 ? $3 : $3 - 80
+    if ((s < 128) != (d < 128)) { links = 10; back = 9 + wan }
+    else { links = int(s / 4) == int(d / 4) ? 2 : int(s / 16) == int(d / 16) ? 4 : 6; back = links }
+    back += links * 64 * 8 / 100e3
+    print ((s < 128) != (d < 128) ? "inter" : "intra"), $6 / 1000 + back, $7 / 1000 + back
+}' "$1"
