@@ -11,9 +11,12 @@
 #   Fig. 11   the 40% mix with inter/intra RTT ratios 8, 32, 128, 512: slowdown;
 #   Fig. 12   the 40% mix with 175 KB intra-DC and 2.24 MB WAN port buffers;
 # then the artifact's matrices beside Uno's htsim fork (bench/uno/compare.sh).
-# Schemes: uno (UnoCC + ECMP, tailor's defaults), gemini, mprdma-bbr. FCTs are
+# Schemes: uno (UnoCC + ECMP, tailor's defaults), gemini (preset gemini.fig10 in the
+# mixes, as the artifact's Fig. 10-12 scripts), mprdma-bbr. FCTs are
 # taken at the sender, as the artifact measures them (bench/uno/sender_fct.sh).
-#   bench/uno.sh [OUTDIR] [BUILD]     (defaults: out/uno, build; about 2 minutes)
+#   bench/uno.sh [OUTDIR] [BUILD]     (defaults: out/uno, build; about 1 minute)
+# PAPER_MIX=1 adds Fig. 10 with the workloads the paper names (web search intra-DC,
+# Alibaba WAN inter-DC; the artifact's files use others): 6 runs of about 1-2 minutes.
 # Needs tailor and bench_uno (cmake --build BUILD --target tailor bench_uno) and
 # gnuplot for the PNGs.
 set -eu
@@ -77,6 +80,8 @@ plot "set output '$OUT/rpc-queue.png'; set title 'Fig. 4: queue at host 240 (8 i
 # statistics (bench/uno/class_stats.sh) into runs/NAME.st
 mix() {
     name=$1 scen=$2 wan=$3 cc=$4; shift 4
+    # the artifact's Fig. 10-12 flags: Gemini's delay threshold 5 ms
+    [ "$cc" = gemini ] && set -- --preset gemini.fig10 "$@"
     "$BUILD/tailor" run "$scen" --cc "$cc" "$@" -o "$OUT/runs/$name" --quiet > "$OUT/runs/$name.log" 2>&1 ||
         { cat "$OUT/runs/$name.log" >&2; exit 1; }
     sh "$ROOT/bench/uno/sender_fct.sh" "$OUT/runs/$name/fct.csv" "$wan" | sh "$ROOT/bench/uno/class_stats.sh" \
@@ -109,12 +114,30 @@ for s in $SCHEMES; do
     mix "m40-$s" "$(scen_at mix40 886.5)" 886.5 "$s"
     fct_row "40% file / $s" "m40-$s" "fig10 40 $s"
 done
+# DCTCP as a reference, with selective repeat (its default go-back-N resends whole
+# windows on the WAN)
+sed 's|"cc": "uno", "lb": "ecmp",|"cc": "dctcp", "lb": "ecmp", "protocol": "sack",|' \
+    "$(scen_at mix40 886.5)" > "$OUT/runs/mix40-dctcp.json"
+mix m40-dctcp "$OUT/runs/mix40-dctcp.json" 886.5 dctcp
+fct_row "40% file / dctcp" m40-dctcp "fig10 40 dctcp"
 for l in 40 60; do
     for s in $SCHEMES; do
         mix "g$l-$s" "$ROOT/examples/uno/mix${l}gen.json" 886.5 "$s"
         fct_row "${l}% drawn / $s" "g$l-$s" "fig10 $l $s"
     done
 done
+
+if [ "${PAPER_MIX:-0}" = 1 ]; then # about 10 minutes more
+    echo
+    echo "== Fig. 10 with the workloads the paper names: intra web search, inter Alibaba WAN (64 MB mean)"
+    fct_head "load / scheme"
+    for l in 40 60; do
+        for s in $SCHEMES; do
+            mix "p$l-$s" "$ROOT/examples/uno/mix${l}paper.json" 886.5 "$s"
+            fct_row "${l}% paper's / $s" "p$l-$s" "fig10 $l $s"
+        done
+    done
+fi
 
 echo
 echo "== Fig. 11: the 40% mix, inter/intra RTT ratio 8-512 (one-way WAN delay 46.5-3574.5 us)"
@@ -136,11 +159,14 @@ plot "set output '$OUT/fig11.png'; set title 'Fig. 11: p99 FCT slowdown, all flo
     plot for [s in '$SCHEMES'] '< grep \" / '.s.' \" $OUT/fig11.dat' using 1:5 with linespoints title s"
 
 echo
-echo "== Fig. 12: the 40% mix, 175 KB intra-DC ports, 2.24 MB WAN ports (RED at 25-75% of 175 KB)"
+echo "== Fig. 12: the 40% mix, intra-DC ports of one intra-DC BDP (175,344 B), WAN ports of 0.1 inter-DC BDP (2,240,051 B); RED at 25-75%"
 fct_head scheme
-BUF="--set switch.port_buffer_bytes=175000 --set switch.wan_port_buffer_bytes=2240052"
+# timeouts as the artifact scales them with the ports: 5 drains of an intra-DC port
+# (70.1 us), inter-DC flows 3 drains of a WAN port (537.6 us) more
+BUF="--set switch.port_buffer_bytes=175344 --set switch.wan_port_buffer_bytes=2240051
+     --set nic.rto_ps=70138000 --set nic.wan_rto_extra_ps=537612000"
 for s in $SCHEMES; do
-    case $s in uno) k= ;; *) k="--set switch.kmin_bytes_per_gbps=437.5 --set switch.kmax_bytes_per_gbps=1312.5" ;; esac
+    case $s in uno) k= ;; *) k="--set switch.kmin_bytes_per_gbps=438.36 --set switch.kmax_bytes_per_gbps=1315.08" ;; esac
     # shellcheck disable=SC2086
     mix "b-$s" "$(scen_at mix40 886.5)" 886.5 "$s" $BUF $k
     fct_row "$s" "b-$s" "fig12 - $s"

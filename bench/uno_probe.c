@@ -73,7 +73,7 @@ int uno_probe_run(const uno_probe_case *c, uno_probe_out *o)
              "{\"flows\": %d, \"classes\": [{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": "
              "1000}, \"spatial\": {\"type\": \"permutation\"}, \"arrival\": {\"process\": "
              "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"%s\", \"lb\": \"spray\", \"nic\": "
-             "{\"mtu_bytes\": 4096, \"header_bytes\": 64, \"ack_bytes\": 64, \"rto_ps\": \"420us\"}, \"switch\": "
+             "{\"mtu_bytes\": 4096, \"header_bytes\": 64, \"ack_bytes\": 64, \"rto_ps\": \"420us\", \"wan_rto_extra_ps\": \"252us\"}, \"switch\": "
              "{\"port_buffer_bytes\": 1048576%s%s}%s%s}}",
              c->wan_delay_us, n + c->n_rpc, c->cc, c->switch_knobs ? ", " : "",
              c->switch_knobs ? c->switch_knobs : "", c->knobs ? ", " : "", c->knobs ? c->knobs : "");

@@ -23,7 +23,10 @@ case $BUILD in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 TAILOR="$BUILD/tailor"
 [ -x "$TAILOR" ] || { echo "compare.sh: no tailor binary at $TAILOR" >&2; exit 2; }
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
-TAILOR_DATA=${TAILOR_DATA:-$ROOT/data} "$TAILOR" run "$ROOT/examples/uno/$CASE.json" --cc "$SCHEME" -o "$TMP/o" \
+# the artifact's Fig. 10-12 flags: Gemini's delay threshold 5 ms (preset gemini.fig10)
+case $SCHEME in gemini) preset="--preset gemini.fig10" ;; *) preset= ;; esac
+# shellcheck disable=SC2086
+TAILOR_DATA=${TAILOR_DATA:-$ROOT/data} "$TAILOR" run "$ROOT/examples/uno/$CASE.json" --cc "$SCHEME" $preset -o "$TMP/o" \
     --quiet > "$TMP/log" 2>&1 || { cat "$TMP/log" >&2; exit 1; }
 sh "$HERE/sender_fct.sh" "$TMP/o/fct.csv" > "$TMP/ours"
 awk -F, '!/^#/ && NR > 2 { print (($2 < 128) != ($3 < 128) ? "inter" : "intra"), $6, 1 }' \

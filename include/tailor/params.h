@@ -88,6 +88,7 @@ typedef enum tl_net_knob {
     TL_K_SW_PFC_SHIFT, /* switch.pfc_shift */
     TL_K_SW_PORT_BUFFER_BYTES, /* switch.port_buffer_bytes */
     TL_K_SW_WAN_PORT_BUFFER_BYTES, /* switch.wan_port_buffer_bytes */
+    TL_K_NIC_WAN_RTO_EXTRA_PS, /* nic.wan_rto_extra_ps */
     TL_K_N_NET
 } tl_net_knob;
 

@@ -148,6 +148,7 @@ struct tl_pktsim {
     uint64_t pfc_xoff_bytes, pfc_xon_bytes;
     int is_pfc_dynamic; /* switch.pfc_shift > 0: thresholds follow the free buffer */
     int64_t rto_ps;
+    int64_t wan_rto_extra_ps; /* nic.wan_rto_extra_ps, flows between data centers */
     int64_t cnp_interval_ps;
     tl_params params; /* owned copy: the run-time control may change it */
     tl_pktsim_stats st;

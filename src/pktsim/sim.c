@@ -131,6 +131,7 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     s->buffer_bytes = buffer;
     s->dt_alpha = tl_knob(p, TL_K_SW_DT_ALPHA);
     s->rto_ps = (int64_t)tl_knob(p, is_pfc ? TL_K_NIC_RTO_LOSSLESS_PS : TL_K_NIC_RTO_PS);
+    s->wan_rto_extra_ps = (int64_t)tl_knob(p, TL_K_NIC_WAN_RTO_EXTRA_PS);
     s->is_pfc = is_pfc;
     s->pfc_xoff_bytes = xoff;
     s->pfc_xon_bytes = xon;

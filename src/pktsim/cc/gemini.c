@@ -39,9 +39,20 @@ static const tl_param_def knobs[N_KNOBS] = {
                  "K in the ECN decrease alpha x 4K/(K+BDP) (the artifact's 6 x 4096 B)."},
 };
 
+/* The artifact's Fig. 10-12 scripts run Gemini with -geminiT 5 (ms), its
+ * Fig. 3 and 8 ones with 0.1 ms, the knob's default. */
+static const tl_param_value fig10[] = {
+    {"switch.kmin_bytes_per_gbps", 2621.44},
+    {"switch.kmax_bytes_per_gbps", 7864.32},
+    {"switch.pmax", 1},
+    {"gemini.t_ps", 5e9},
+};
+
 static const tl_preset presets[] = {
     {"gemini.default", "RED marking between 25% and 75% of a 1 MiB port at 100 Gb/s (uno.txt §5.1; the default for cc gemini)",
      red_25_75, sizeof red_25_75 / sizeof *red_25_75},
+    {"gemini.fig10", "gemini.default with a delay threshold t of 5 ms, as Uno's artifact runs Gemini in its Fig. 10-12 experiments (the realistic mixes)",
+     fig10, sizeof fig10 / sizeof *fig10},
 };
 
 typedef struct gemini {
