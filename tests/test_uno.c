@@ -145,18 +145,22 @@ static void class_means(const uno_probe_out *o, int k0, int k1, double *inter, d
         *inter += mean_rate(o, i, k0, k1) / 4, *intra += mean_rate(o, 4 + i, k0, k1) / 4;
 }
 
-/* Gemini (Uno's baseline) on the same incast: after timeouts its inter-DC
- * flows restart from one packet and regain 5.4 KB per 1.8 ms round, so at
- * 300 ms they still hold a fraction of what the intra-DC flows hold (uno.txt
- * §3, Fig. 3: its convergence "outlives the flows' completion times"). */
+/* Gemini (Uno's baseline) on the same incast: one window per flow, cut at
+ * most once per RTT on ECN, so the intra-DC flows cut every 14 us round and
+ * the inter-DC ones once per 1.8 ms round; after the first burst's timeouts
+ * (one cut per RTO) the inter-DC flows settle at over 3x the intra-DC ones
+ * and stay there until they finish (uno.txt §2.1: the intra-DC flows are
+ * "victimized"; Fig. 3 (B): convergence "outlives the flows' completion
+ * times"). */
 static void gemini_converges_slower_than_uno(void **state)
 {
     uno_probe_out o = run_cc("gemini", NULL, NULL, 4, 4, 0, 0, 300 * MS, 5 * MS);
     double inter, intra;
     class_means(&o, 55, 60, &inter, &intra);
     fprintf(stderr, "gemini at 275-300 ms: inter %.1f, intra %.1f Gb/s\n", inter, intra);
-    assert_true(inter < intra / 3);
-    assert_true(inter + intra > 20); /* the bottleneck is used, by the intra-DC flows */
+    assert_true(inter > 3 * intra);
+    assert_true(intra > 1); /* the intra-DC flows do send */
+    assert_true(4 * (inter + intra) > 80); /* the bottleneck is used */
     uno_probe_free(&o);
 }
 

@@ -142,6 +142,59 @@ static void selective_repeat_resends_only_losses(void **state)
     assert_true(gbn.n_retx_pkts > gbn.n_drops + gbn.n_drops / 2);
 }
 
+/* nic.wan_rto_extra_ps lengthens the timeout of flows between data centers
+ * only: two inter-DC and two intra-DC senders of 200 KB into one host
+ * through 8 KB ports all lose packets; with 5 ms more the inter-DC flows
+ * finish after 5 ms, the intra-DC ones (100 us timeouts) well before, and
+ * without it everything is done in under 5 ms. */
+static void wan_flows_wait_longer_timeouts(void **state)
+{
+    char *cm = tu_write_temp("Nodes 32\nConnections 4\n"
+                             "0->20 id 1 start 0 size 200000\n"
+                             "1->20 id 2 start 0 size 200000\n"
+                             "17->20 id 3 start 0 size 200000\n"
+                             "18->20 id 4 start 0 size 200000\n",
+                             ".cm");
+    for (int extra = 0; extra <= 1; extra++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"seed\": 1, \"topology\": {\"type\": \"two_dc\", \"k\": 4, \"wan_delay_ns\": "
+                 "\"10us\", \"host_link_bps\": \"100Gbps\", \"fabric_link_bps\": \"100Gbps\", "
+                 "\"wan_link_bps\": \"100Gbps\"}, \"workload\": {\"file\": \"%s\"}, \"transport\": "
+                 "{\"cc\": \"uno\", \"nic\": {\"mtu_bytes\": 4096, \"rto_ps\": \"100us\", "
+                 "\"wan_rto_extra_ps\": \"%s\"}, \"switch\": {\"port_buffer_bytes\": 8192}}}",
+                 cm, extra ? "5ms" : "0");
+        tl_world w;
+        tu_world_make(&w, json);
+        tl_err err;
+        tl_err_clear(&err);
+        tl_pktsim_opts opts;
+        tl_scenario_pktsim_opts(&w.sc, &opts);
+        tl_pktsim *s = tl_pktsim_create_opts(w.topo, w.routes, &w.flows, &w.sc.params, &opts, 1, &err);
+        assert_non_null(s);
+        assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(s, &st);
+        assert_true(st.n_timeouts >= 4);
+        const tl_flow_result *r = tl_pktsim_results(s);
+        for (size_t i = 0; i < w.flows.n; i++) {
+            int is_inter = !strcmp(w.flows.class_names[w.flows.v[i].class_idx], "inter");
+            fprintf(stderr, "extra %d flow %llu %s: fct %.1f us\n", extra,
+                    (unsigned long long)w.flows.v[i].id, is_inter ? "inter" : "intra",
+                    (double)r[i].fct_ps * 1e-6);
+            assert_true(r[i].fct_ps > 0);
+            if (extra && is_inter)
+                assert_true(r[i].fct_ps > 5000000000LL);
+            else
+                assert_true(r[i].fct_ps < 5000000000LL);
+        }
+        tl_pktsim_destroy(s);
+        tl_world_fini(&w);
+    }
+    remove(cm);
+    free(cm);
+}
+
 /* ---- htsim connection matrices ---- */
 
 #define TWO_DC "{\"type\": \"two_dc\", \"k\": 4, \"wan_delay_ns\": \"10us\"}"
@@ -292,6 +345,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(phantom_counter_drains_lazily),
         cmocka_unit_test(selective_repeat_resends_only_losses),
+        cmocka_unit_test(wan_flows_wait_longer_timeouts),
         cmocka_unit_test(htsim_matrix_loads),
         cmocka_unit_test(htsim_matrix_errors),
         cmocka_unit_test(scenario_names_plugins),

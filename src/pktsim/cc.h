@@ -26,6 +26,8 @@ typedef struct tl_cc_io {
     int64_t intra_rtt_ps;      /* the largest within one data center (read only) */
     uint64_t intra_bdp_bytes;  /* the largest BDP within one data center (read only) */
     int64_t timer_at_ps;   /* the CC arms its timer by setting this; 0 = none */
+    int64_t rto_ps;        /* the transport's retransmission timeout for the flow, 0 if it
+                            * keeps none per flow (read only) */
 } tl_cc_io;
 
 /* In-band telemetry stamped by every switch a data packet leaves (HPCC, Li

@@ -33,6 +33,11 @@ uint32_t tp_mss(const tl_pktsim *s) { return s->mtu_bytes; }
 tl_pktsim_stats *tp_stats(tl_pktsim *s) { return &s->st; }
 int64_t tp_rto_ps(const tl_pktsim *s) { return s->rto_ps; }
 int64_t tp_wan_rto_extra_ps(const tl_pktsim *s) { return s->wan_rto_extra_ps; }
+int tp_crosses_dcs(const tl_pktsim *s, uint32_t c)
+{
+    const tl_flow *f = tp_flow(s, c);
+    return tl_topo_node(s->topo, f->src)->dc != tl_topo_node(s->topo, f->dst)->dc;
+}
 uint32_t tp_ack_every(const tl_pktsim *s) { return s->ack_every_pkts; }
 int64_t tp_cnp_interval_ps(const tl_pktsim *s) { return s->cnp_interval_ps; }
 int tp_has_service(const tl_pktsim *s, unsigned svc) { return (s->services & svc) != 0; }

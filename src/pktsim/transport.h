@@ -139,6 +139,8 @@ tl_pktsim_stats *tp_stats(tl_pktsim *s);
 int64_t tp_rto_ps(const tl_pktsim *s);
 /* nic.wan_rto_extra_ps: more for flows between data centers (sack). */
 int64_t tp_wan_rto_extra_ps(const tl_pktsim *s);
+/* 1 if flow c's hosts sit in different data centers (a two_dc topology). */
+int tp_crosses_dcs(const tl_pktsim *s, uint32_t c);
 uint32_t tp_ack_every(const tl_pktsim *s);
 int64_t tp_cnp_interval_ps(const tl_pktsim *s);
 int tp_has_service(const tl_pktsim *s, unsigned svc);

@@ -133,12 +133,14 @@ static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
 }
 
 /* A retransmission timeout: half the window becomes the slow-start
- * threshold and the window restarts from one packet, at most once per base
- * RTT (the artifact's GeminiSrc keeps TCP's timeout cut). */
+ * threshold and the window restarts from one packet, at most once per
+ * timeout period (the flow's RTO, at least its base RTT): the artifact's
+ * GeminiSrc keeps TCP's timeout cut and skips it within one RTO of the last. */
 static void on_loss(void *vst, tl_cc_io *io)
 {
     gemini *st = vst;
-    if (io->now_ps - st->last_loss_ps < st->rtt_ps)
+    int64_t guard = io->rto_ps > st->rtt_ps ? io->rto_ps : st->rtt_ps;
+    if (io->now_ps - st->last_loss_ps < guard)
         return;
     st->last_loss_ps = io->now_ps;
     st->ssthresh = st->cwnd / 2;
@@ -165,7 +167,7 @@ static const tl_cc_ops ops = {
 const tl_cc_desc tl_cc_gemini = {
     .name = "gemini",
     .id = TL_CC_GEMINI,
-    .doc = "Gemini (Zeng et al., cross-datacenter congestion control; Uno's baseline, uno.txt §5), as Uno's public artifact runs it: one window per flow, starting at and capped by the flow's BDP and paced at cwnd per base RTT. Each unmarked, undelayed ACK adds h x BDP_wan x acked/cwnd (BDP_wan the network's largest BDP, so every flow gains the same bytes per RTT). After a timeout the window restarts from one packet in slow start up to half its size. A marked ACK, or for an inter-DC flow a round whose least RTT exceeds the base RTT by t, cuts the window at most once per base RTT by max(alpha x 4K/(K+BDP), beta if delayed), alpha an EWMA (gain g) of the marked fraction per round. Switches mark with RED on the physical queue (preset gemini.default, 25-75% of a 1 MiB port), WAN ports not at all (as the artifact runs it); selective repeat as Uno's.",
+    .doc = "Gemini (Zeng et al., cross-datacenter congestion control; Uno's baseline, uno.txt §5), as Uno's public artifact runs it: one window per flow, starting at and capped by the flow's BDP and paced at cwnd per base RTT. Each unmarked, undelayed ACK adds h x BDP_wan x acked/cwnd (BDP_wan the network's largest BDP, so every flow gains the same bytes per RTT). After a timeout the window restarts from one packet in slow start up to half its size, at most once per RTO. A marked ACK, or for an inter-DC flow a round whose least RTT exceeds the base RTT by t, cuts the window at most once per base RTT by max(alpha x 4K/(K+BDP), beta if delayed), alpha an EWMA (gain g) of the marked fraction per round. Switches mark with RED on the physical queue (preset gemini.default, 25-75% of a 1 MiB port), WAN ports not at all (as the artifact runs it); selective repeat as Uno's.",
     .groups = "gemini,switch",
     .knobs = knobs,
     .n_knobs = N_KNOBS,

@@ -129,10 +129,9 @@ static int open(tl_pktsim *s, uint32_t c, int64_t now, tl_err *err)
                           "flow %llu: %llu bytes are more than 2^31 packets for transport sack",
                           (unsigned long long)tp_flow(s, c)->id, (unsigned long long)size);
     t->n_pkts = (uint32_t)((size + mss - 1) / mss);
-    const tl_cc_io *io = &tp_sub(s, c, 0)->io;
-    t->rto_ps = tp_rto_ps(s) + io->base_rtt_ps;
-    if (io->base_rtt_ps > io->intra_rtt_ps) /* the path crosses a WAN link */
-        t->rto_ps += tp_wan_rto_extra_ps(s);
+    t->rto_ps = tp_rto_ps(s) + tp_sub(s, c, 0)->io.base_rtt_ps +
+                (tp_crosses_dcs(s, c) ? tp_wan_rto_extra_ps(s) : 0);
+    tp_sub(s, c, 0)->io.rto_ps = t->rto_ps;
     t->last_cnp_ps = INT64_MIN / 2;
     tp_ready(s, c);
     tp_kick(s, c, now);
