@@ -31,7 +31,7 @@ OUT=$(cd "$OUT" && pwd)
 PAPER="$ROOT/bench/uno/paper.txt"
 export TAILOR_DATA=${TAILOR_DATA:-$ROOT/data}
 SCHEMES="uno gemini mprdma-bbr"
-plot() { command -v gnuplot >/dev/null && gnuplot -e "set terminal pngcairo size 900,500; $1" || true; }
+plot() { command -v gnuplot >/dev/null && gnuplot -e "set terminal pngcairo size 900,500; $1" || echo "uno.sh: gnuplot failed ($1)" >&2; }
 
 echo "== Fig. 3/8: mixed incast (4 intra + 4 inter flows of 1 GiB into host 240)"
 ART='"preset": "uno.artifact", "uno": {"ewma_gain": 0.65}, "phantom": {"drain_frac": 0.952381}'
@@ -72,7 +72,7 @@ for c in red phantom; do
         P="$PAPER" "$OUT/rpc-$c.dat"
 done
 plot "set output '$OUT/rpc-queue.png'; set title 'Fig. 4: queue at host 240 (8 inter-DC flows + RPCs)';
-    set xlabel 'time (ms)'; set ylabel 'KB'; set xrange [15:40];
+    set xlabel 'time (ms) (messages from 15 ms)'; set ylabel 'KB'; set xrange [0:41];
     plot '$OUT/rpc-red.dat' every ::1 using 1:10 with lines title 'RED on the physical queue',
          '$OUT/rpc-phantom.dat' every ::1 using 1:10 with lines title 'phantom queues'"
 
@@ -87,8 +87,14 @@ mix() {
     sh "$ROOT/bench/uno/sender_fct.sh" "$OUT/runs/$name/fct.csv" "$wan" | sh "$ROOT/bench/uno/class_stats.sh" \
         > "$OUT/runs/$name.st"
 }
-# fct_row LABEL NAME PAPERKEY: FCT means and p99s of run NAME, then the paper's line
+# fct_row LABEL NAME PAPERKEY [DAT]: FCT means and p99s of run NAME, then the paper's
+# line; with DAT, also "NAME all_avg paper_all_avg inter_p99 paper_inter_p99" into DAT
 fct_row() {
+    [ -n "${4:-}" ] && awk -v n="$2" -v k="$3" '
+        FILENAME != P { m[$1] = $3; p[$1] = $4; next }
+        { key = $1 " " $2 " " $3 } key == k { pa = $4; pp = $9 }
+        END { printf "%s %.3f %s %.2f %s\n", n, m["all"] / 1e3, pa, p["inter"] / 1e3, pp }' \
+        P="$PAPER" "$OUT/runs/$2.st" "$PAPER" >> "$4"
     awk -v l="$1" -v k="$3" '
         FILENAME != P { m[$1] = $3; p[$1] = $4; next }
         { key = $1 " " $2 " " $3 } key == k { pl = sprintf("%9s %9s %9s %9s %9s %9s", $4, $5, $6, $7, $8, $9) }
@@ -107,13 +113,24 @@ scen_at() { # scenario file with another WAN delay and an absolute workload path
     echo "$OUT/runs/$1-$2.json"
 }
 
+# bars NAME TITLE: NAME.dat's tailor/paper pairs as clustered bars, NAME.png
+bars() {
+    plot "set output '$OUT/$1.png'; set title '$2 (tailor beside the paper)';
+        set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8;
+        set ylabel 'ms'; set key top left;
+        plot '$OUT/$1.dat' using 2:xtic(1) title 'all, mean', '' using 3 title 'paper: all, mean',
+             '' using 4 title 'inter-DC, p99', '' using 5 title 'paper: inter-DC, p99'"
+}
+
 echo
 echo "== Fig. 10: realistic mix (intra AliStorage, inter WebSearch, as the artifact's files)"
 fct_head "load / scheme"
+: > "$OUT/fig10.dat"
 for s in $SCHEMES; do
     mix "m40-$s" "$(scen_at mix40 886.5)" 886.5 "$s"
-    fct_row "40% file / $s" "m40-$s" "fig10 40 $s"
+    fct_row "40% file / $s" "m40-$s" "fig10 40 $s" "$OUT/fig10.dat"
 done
+bars fig10 "Fig. 10: the 40% mix of the artifact"
 # DCTCP as a reference, with selective repeat (its default go-back-N resends whole
 # windows on the WAN)
 sed 's|"cc": "uno", "lb": "ecmp",|"cc": "dctcp", "lb": "ecmp", "protocol": "sack",|' \
@@ -141,6 +158,7 @@ fi
 
 echo
 echo "== Fig. 11: the 40% mix, inter/intra RTT ratio 8-512 (one-way WAN delay 46.5-3574.5 us)"
+: > "$OUT/fig11.dat"
 printf '%-22s %9s %9s %9s %9s | %s\n' "ratio / scheme" avg_sd p99_sd intra_p99 inter_p99 "the paper's avg_sd p99_sd"
 for r in 8:46.5 32:214.5 128:886.5 512:3574.5; do
     ratio=${r%%:*} d=${r#*:}
@@ -163,14 +181,16 @@ echo "== Fig. 12: the 40% mix, intra-DC ports of one intra-DC BDP (175,344 B), W
 fct_head scheme
 # timeouts as the artifact scales them with the ports: 5 drains of an intra-DC port
 # (70.1 us), inter-DC flows 3 drains of a WAN port (537.6 us) more
+: > "$OUT/fig12.dat"
 BUF="--set switch.port_buffer_bytes=175344 --set switch.wan_port_buffer_bytes=2240051
      --set nic.rto_ps=70138000 --set nic.wan_rto_extra_ps=537612000"
 for s in $SCHEMES; do
     case $s in uno) k= ;; *) k="--set switch.kmin_bytes_per_gbps=438.36 --set switch.kmax_bytes_per_gbps=1315.08" ;; esac
     # shellcheck disable=SC2086
     mix "b-$s" "$(scen_at mix40 886.5)" 886.5 "$s" $BUF $k
-    fct_row "$s" "b-$s" "fig12 - $s"
+    fct_row "$s" "b-$s" "fig12 - $s" "$OUT/fig12.dat"
 done
+bars fig12 "Fig. 12: 40% mix, shallow intra-DC and deep WAN ports"
 
 echo
 echo "== Beside Uno's htsim fork (its stored runs): the 500-flow matrix, and the 40% mix where run"
