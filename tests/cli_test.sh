@@ -626,8 +626,8 @@ check "help run says m3 writes paths.csv" grep -q "paths.csv" "$tmp/h"
 check "help params says --markdown prints" grep -q -- "--markdown prints" "$tmp/h"
 
 # Every shipped example parses, inspects and runs (cut to 300 flows).
-for f in "$src"/examples/*.json; do
-    b=$(basename "$f" .json)
+for f in "$src"/examples/*.json "$src"/examples/*/*.json; do
+    b=$(basename "$(dirname "$f")")-$(basename "$f" .json)
     "$bin" inspect "$f" --quiet >/dev/null 2>"$tmp/err"
     check "example $b inspects" test $? -eq 0
     "$bin" run "$f" --flow-count 300 -o "$tmp/ex-$b" --quiet >/dev/null 2>"$tmp/err"

@@ -28,6 +28,9 @@ typedef struct tl_cc_io {
     int64_t timer_at_ps;   /* the CC arms its timer by setting this; 0 = none */
     int64_t rto_ps;        /* the transport's retransmission timeout for the flow, 0 if it
                             * keeps none per flow (read only) */
+    uint64_t inflight_bytes; /* payload sent and neither acknowledged nor declared lost,
+                              * UINT64_MAX if the transport does not count it: then
+                              * snd_nxt - snd_una (read only) */
 } tl_cc_io;
 
 /* In-band telemetry stamped by every switch a data packet leaves (HPCC, Li

@@ -380,7 +380,8 @@ static int build_flows(tl_pktsim *s, tl_err *err)
                                 .fabric_rtt_ps = s->fabric.rtt_ps,
                                 .fabric_bdp_bytes = s->fabric.bdp_bytes,
                                 .intra_rtt_ps = s->fabric.intra_rtt_ps,
-                                .intra_bdp_bytes = s->fabric.intra_bdp_bytes};
+                                .intra_bdp_bytes = s->fabric.intra_bdp_bytes,
+                                .inflight_bytes = UINT64_MAX};
         }
         const tl_subflow *sf0 = &s->sub[i * n_sub];
         c->nic_port = s->path[sf0->path_off];

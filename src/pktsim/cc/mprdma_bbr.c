@@ -88,7 +88,7 @@ static int init(void *vst, tl_cc_io *io, const tl_params *p, tl_err *err)
 }
 
 /* BBR: a round ended; its delivery rate enters the filter, the phase moves. */
-static void bbr_round(mb *st, const tl_cc_io *io, int64_t now)
+static void bbr_round(mb *st, int64_t now)
 {
     double secs = (double)(now - st->round_end_ps + st->rtt_ps) * 1e-12;
     st->round_bw[st->round_i++ % st->n_rounds] = (double)st->round_bytes * 8 / secs;
@@ -107,11 +107,18 @@ static void bbr_round(mb *st, const tl_cc_io *io, int64_t now)
         st->cycle = (uint8_t)((st->cycle + 1) % 8);
         st->gain = probe_gain[st->cycle];
     }
-    if (st->phase == DRAIN) {
-        double est_bdp = st->best_bw * (double)st->rtt_ps / 8e12;
-        if ((double)(io->snd_nxt - io->snd_una) <= est_bdp + io->mss_bytes)
-            st->phase = PROBE_BW, st->cycle = 0, st->gain = probe_gain[0];
-    }
+}
+
+/* DRAIN ends once what is in flight fits the estimated BDP, checked on
+ * every ACK as the artifact's BBRSrc does. In flight means sent and neither
+ * acknowledged nor declared lost: after the first burst's timeouts the
+ * range snd_una..snd_nxt still spans a whole flow's SACKed data and holes,
+ * and a test on it kept flows paced at 0.35 x for tens of ms. */
+static void bbr_drain_check(mb *st, const tl_cc_io *io)
+{
+    uint64_t fl = io->inflight_bytes != UINT64_MAX ? io->inflight_bytes : io->snd_nxt - io->snd_una;
+    if (st->phase == DRAIN && (double)fl <= st->best_bw * (double)st->rtt_ps / 8e12 + io->mss_bytes)
+        st->phase = PROBE_BW, st->cycle = 0, st->gain = probe_gain[0];
 }
 
 static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
@@ -132,9 +139,10 @@ static void on_ack(void *vst, tl_cc_io *io, const tl_ack_info *a)
     if (!st->round_end_ps)
         st->round_end_ps = now + st->rtt_ps;
     else if (now >= st->round_end_ps) {
-        bbr_round(st, io, now);
+        bbr_round(st, now);
         st->round_end_ps = now + st->rtt_ps;
     }
+    bbr_drain_check(st, io);
     if (st->cwnd < st->bdp) /* after a timeout: a packet per ACK back to one BDP */
         st->cwnd += io->mss_bytes;
     publish(st, io);

@@ -199,6 +199,7 @@ static uint32_t pull(tl_pktsim *s, uint32_t c, int64_t now, int64_t *wake)
     }
     t->tx.sent_ps[p & (t->tx.cap - 1)] = now;
     t->in_flight += payload;
+    sf->io.inflight_bytes = t->in_flight;
     t->last_send_ps = now;
     t->last_wire = tp_pkt(s, i)->wire_bytes;
     arm(s, c, t);
@@ -271,6 +272,7 @@ static void on_ctrl(tl_pktsim *s, uint32_t i, int64_t now)
         t->in_flight -= t->in_flight >= payload ? payload : t->in_flight;
     advance(t);
     tl_subflow *sf = tp_sub(s, c, 0);
+    sf->io.inflight_bytes = t->in_flight;
     uint64_t una = (uint64_t)t->una * tp_mss(s);
     sf->io.snd_una = una < tp_flow(s, c)->size_bytes ? una : tp_flow(s, c)->size_bytes;
     tl_ack_info a = {.ack_seq = k->seq,
@@ -320,6 +322,7 @@ static void on_timer(tl_pktsim *s, uint32_t c, int64_t now)
         /* unacknowledged for one RTO since its last sending: lost */
         uint32_t payload = payload_of(s, c, r.p);
         t->in_flight -= t->in_flight >= payload ? payload : t->in_flight;
+        tp_sub(s, c, 0)->io.inflight_bytes = t->in_flight;
         t->tx.sent_ps[r.p & (t->tx.cap - 1)] = -1; /* until it is sent again */
         if (fifo_push((void **)&t->retx, &t->retx_head, &t->retx_n, &t->retx_cap, sizeof r.p, &r.p)) {
             tp_fail_nomem(s);
