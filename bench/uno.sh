@@ -137,23 +137,22 @@ sed 's|"cc": "uno", "lb": "ecmp",|"cc": "dctcp", "lb": "ecmp", "protocol": "sack
     "$(scen_at mix40 886.5)" > "$OUT/runs/mix40-dctcp.json"
 mix m40-dctcp "$OUT/runs/mix40-dctcp.json" 886.5 dctcp
 fct_row "40% file / dctcp" m40-dctcp "fig10 40 dctcp"
-for l in 40 60; do
-    for s in $SCHEMES; do
-        mix "g$l-$s" "$ROOT/examples/uno/mix${l}gen.json" 886.5 "$s"
-        fct_row "${l}% drawn / $s" "g$l-$s" "fig10 $l $s"
+# load_rows TAG SUFFIX LABEL: examples/uno/mix{40,60}SUFFIX.json under every scheme
+load_rows() {
+    for l in 40 60; do
+        for s in $SCHEMES; do
+            mix "$1$l-$s" "$ROOT/examples/uno/mix$l$2.json" 886.5 "$s"
+            fct_row "$l% $3 / $s" "$1$l-$s" "fig10 $l $s"
+        done
     done
-done
+}
+load_rows g gen drawn
 
 if [ "${PAPER_MIX:-0}" = 1 ]; then # about 10 minutes more
     echo
     echo "== Fig. 10 with the workloads the paper names: intra web search, inter Alibaba WAN (64 MB mean)"
     fct_head "load / scheme"
-    for l in 40 60; do
-        for s in $SCHEMES; do
-            mix "p$l-$s" "$ROOT/examples/uno/mix${l}paper.json" 886.5 "$s"
-            fct_row "${l}% paper's / $s" "p$l-$s" "fig10 $l $s"
-        done
-    done
+    load_rows p paper "paper's"
 fi
 
 echo
