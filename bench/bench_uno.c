@@ -16,12 +16,6 @@
 
 #include "uno_probe.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     const char *cc = argc > 2 ? argv[2] : "uno";
@@ -38,9 +32,7 @@ int main(int argc, char **argv)
     else if (!strcmp(mode, "alone"))
         c.n_inter = 1, c.n_intra = 0;
     else if (!strcmp(mode, "rpc"))
-        c.n_inter = 8, c.n_intra = 0, c.size_bytes = 1000000000, c.n_rpc = 1000,
-        c.rpc_start_ps = 15000000000, c.rpc_gap_ps = 25000000, c.rpc_min_bytes = 4000,
-        c.rpc_max_bytes = 16000;
+        uno_probe_fig4(&c), c.end_ps = (int64_t)(end_ms * 1e9);
     else if (strcmp(mode, "incast")) {
         fprintf(stderr, "bench_uno: incast, qa, alone or rpc\n");
         return 2;
@@ -61,20 +53,11 @@ int main(int argc, char **argv)
             printf(" %.0f", o.cwnd_bytes[k * o.n_flows + i] / 1000);
         printf("\n");
     }
-    if (o.n_rpc) {
-        double sum = 0, ideal = 0, *v = malloc((size_t)o.n_rpc * sizeof *v);
-        int done = 0;
-        for (int i = 0; v && i < o.n_rpc; i++)
-            if (!isnan(o.rpc_fct_us[i]))
-                v[done++] = o.rpc_fct_us[i], sum += o.rpc_fct_us[i], ideal += o.rpc_ideal_us[i];
-        qsort(v, (size_t)done, sizeof *v, cmp_double);
-        /* nearest rank, as numpy's percentile would not: the 99th of 1,000 is the 990th */
-        int r = (int)ceil(0.99 * done);
+    uno_rpc_stats rs;
+    int done = o.n_rpc ? uno_probe_rpc_stats(&o, &rs) : 0;
+    if (o.n_rpc)
         printf("rpc finished %d/%d mean_us %.2f p99_us %.2f max_us %.2f ideal_mean_us %.2f\n", done,
-               o.n_rpc, done ? sum / done : NAN, done ? v[r - 1] : NAN, done ? v[done - 1] : NAN,
-               done ? ideal / done : NAN);
-        free(v);
-    }
+               o.n_rpc, rs.mean_us, rs.p99_us, rs.max_us, rs.ideal_mean_us);
     printf("drops %llu timeouts %llu fair_from_sample %d\n", (unsigned long long)o.drops,
            (unsigned long long)o.timeouts, uno_probe_fair_from(&o, 100, 0.15));
     uno_probe_free(&o);

@@ -163,3 +163,36 @@ int uno_probe_fair_from(const uno_probe_out *o, double line_gbps, double tol)
     }
     return from;
 }
+
+void uno_probe_fig4(uno_probe_case *c)
+{
+    c->n_inter = 8, c->n_intra = 0, c->n_late = 0, c->size_bytes = 1000000000;
+    c->end_ps = 41000000000;
+    c->n_rpc = 1000, c->rpc_start_ps = 15000000000, c->rpc_gap_ps = 25000000;
+    c->rpc_min_bytes = 4000, c->rpc_max_bytes = 16000;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int uno_probe_rpc_stats(const uno_probe_out *o, uno_rpc_stats *st)
+{
+    double sum = 0, ideal = 0, *v = malloc(((size_t)o->n_rpc + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    int done = 0;
+    for (int i = 0; i < o->n_rpc; i++)
+        if (!isnan(o->rpc_fct_us[i]))
+            v[done++] = o->rpc_fct_us[i], sum += o->rpc_fct_us[i], ideal += o->rpc_ideal_us[i];
+    qsort(v, (size_t)done, sizeof *v, cmp_double);
+    /* nearest rank: the 99th percentile of 1,000 is the 990th */
+    int r = (int)ceil(0.99 * done);
+    *st = (uno_rpc_stats){NAN, NAN, NAN, NAN};
+    if (done)
+        *st = (uno_rpc_stats){sum / done, v[r - 1], v[done - 1], ideal / done};
+    free(v);
+    return done;
+}

@@ -52,6 +52,19 @@ typedef struct uno_probe_out {
 int uno_probe_run(const uno_probe_case *c, uno_probe_out *out);
 void uno_probe_free(uno_probe_out *out);
 
+/* Fig. 4's case (the artifact's exp_paper.cm): 8 inter-DC senders of 1 GB
+ * into host 240 and, from 15 ms, a 4-16 KB message from host 241 every
+ * 25 us, 1,000 of them; simulated to 41 ms. Sets those fields of *c. */
+void uno_probe_fig4(uno_probe_case *c);
+
+/* The messages' FCTs: mean, p99 (nearest rank) and max of the finished
+ * ones, and their mean ideal FCT (us, receiver side). Returns how many
+ * finished (then the figures are NAN if none), or -1 without memory. */
+typedef struct uno_rpc_stats {
+    double mean_us, p99_us, max_us, ideal_mean_us;
+} uno_rpc_stats;
+int uno_probe_rpc_stats(const uno_probe_out *o, uno_rpc_stats *st);
+
 /* The first sample index from which every flow's rate stays within tol of
  * the fair share (bottleneck rate / flows) up to the end; -1 if none. */
 int uno_probe_fair_from(const uno_probe_out *o, double line_gbps, double tol);

@@ -190,10 +190,9 @@ static void mprdma_bbr_stays_unfair(void **state)
  * run's (the paper: 8x; the artifact's logs 65.7 against 7.5 us). */
 static uno_probe_out run_rpc(const char *knobs, const char *sw)
 {
-    uno_probe_case c = {.cc = "uno", .knobs = knobs, .switch_knobs = sw, .n_inter = 8,
-                        .size_bytes = 1000000000, .wan_delay_us = 886.5, .end_ps = 41 * MS,
-                        .sample_ps = 100 * US, .n_rpc = 1000, .rpc_start_ps = 15 * MS,
-                        .rpc_gap_ps = 25 * US, .rpc_min_bytes = 4000, .rpc_max_bytes = 16000};
+    uno_probe_case c = {.cc = "uno", .knobs = knobs, .switch_knobs = sw, .wan_delay_us = 886.5,
+                        .sample_ps = 100 * US};
+    uno_probe_fig4(&c);
     uno_probe_out o;
     if (uno_probe_run(&c, &o))
         fail_msg("uno_probe failed");
@@ -202,22 +201,10 @@ static uno_probe_out run_rpc(const char *knobs, const char *sw)
 
 static double rpc_p99(const uno_probe_out *o, double *ideal_mean)
 {
-    double *v = malloc((size_t)o->n_rpc * sizeof *v), ideal = 0;
-    assert_non_null(v);
-    for (int i = 0; i < o->n_rpc; i++) {
-        assert_false(isnan(o->rpc_fct_us[i])); /* every message finishes */
-        v[i] = o->rpc_fct_us[i];
-        ideal += o->rpc_ideal_us[i];
-    }
-    for (int i = 1; i < o->n_rpc; i++) /* insertion sort: 1,000 values */
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1], v[j - 1] = t;
-        }
-    double p = v[(int)ceil(0.99 * o->n_rpc) - 1];
-    free(v);
-    *ideal_mean = ideal / o->n_rpc;
-    return p;
+    uno_rpc_stats st;
+    assert_int_equal(uno_probe_rpc_stats(o, &st), o->n_rpc); /* every message finishes */
+    *ideal_mean = st.ideal_mean_us;
+    return st.p99_us;
 }
 
 static void phantom_queues_keep_rpcs_fast(void **state)
