@@ -1,9 +1,11 @@
 /* tailor run SCENARIO --engine pktsim -o OUTDIR: simulate the scenario and
  * write the common results: fct.csv (per flow), fct.txt (ns-3 HPCC format),
  * summary.json (slowdown per size bucket and class), links.csv (per port),
- * and with --queue-trace-us a queue-length time series, queues.csv. */
+ * with --queue-trace-us a queue-length time series, queues.csv, and with
+ * --monitor PARALEON's runtime monitor (monitor_*.csv, monitor.png). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tailor/engine.h"
@@ -50,6 +52,13 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
     rc = e ? tl_engine_run(e, prog, err) : err->code;
     if (!rc)
         rc = tl_engine_save(e, dir, &sum, err);
+    if (!rc && o.is_monitor && cli_gnuplot("monitor.gp", NULL, dir) != 0) {
+        char png[1300];
+        snprintf(png, sizeof png, "%s/monitor.png", dir);
+        unlink(png); /* a failed gnuplot may leave a partial image */
+        fprintf(stderr, "tailor run: note: gnuplot failed or is missing; monitor_*.csv and "
+                        "monitor.gp are complete\n");
+    }
     if (!rc && shown) {
         char line[2048];
         tl_engine_report(e, line, sizeof line);
@@ -71,7 +80,7 @@ int cmd_run(int argc, char **argv)
     int rc = cli_parse(argc, argv, "run",
                        "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
                        "no-passthrough,no-residual,paths,model,no-model,path-pktsim,queue-trace-max,"
-                       "flow-count,max-memory",
+                       "flow-count,max-memory,monitor",
                        &o);
     if (rc)
         return rc;

@@ -23,7 +23,7 @@ static const struct {
      "tailor run [SCENARIO] -o OUTDIR [--engine pktsim|flowsim|parsimon|m3] [--flows FILE]\n"
      "           [--seed N] [--cc NAME] [--preset NAME] [--set name=value]... [--threads N]\n"
      "           [--cluster] [--no-passthrough] [--no-residual] [--paths N] [--model FILE]\n"
-     "           [--no-model] [--path-pktsim] [--queue-trace-us N] [--quiet]\n"
+     "           [--no-model] [--path-pktsim] [--queue-trace-us N] [--monitor] [--quiet]\n"
      "  Writes OUTDIR/fct.csv (per flow), fct.txt (ns-3 HPCC format), summary.json\n"
      "  (slowdown per size bucket and class) and, for pktsim, links.csv (per directed link).\n"
      "  m3 writes summary.json and paths.csv (the sampled paths); it estimates\n"
@@ -56,7 +56,11 @@ static const struct {
      "  --queue-trace-us N  also write queues.csv: every N us of simulated time, the\n"
      "                      queue length of every port that holds packets\n"
      "  --queue-trace-max SIZE  stop with an error if queues.csv would pass SIZE\n"
-     "                      (default 256MiB)\n"},
+     "                      (default 256MiB)\n"
+     "  --monitor           pktsim: run PARALEON's runtime monitor (Elastic Sketch per ToR,\n"
+     "                      flow states, KL trigger, Eq. (1) metrics; monitor.* knobs) and\n"
+     "                      write monitor_fsd.csv, monitor_states.csv, monitor_metrics.csv,\n"
+     "                      monitor_triggers.csv and monitor.png (docs/paraleon.md)\n"},
     {"sweep", cmd_sweep, "p99 slowdown per size bucket for each value of a knob (counterfactuals)",
      "tailor sweep [SCENARIO] --set knob=v1,v2,... [--set knob2=w1,w2,...] [--engine NAME]\n"
      "             [-o OUTDIR] [--set name=value]... [--cc NAME] [--paths N] [--model FILE]\n"

@@ -57,6 +57,9 @@ typedef struct tl_engine_opts {
     double trace_interval_us; /* 0: no trace */
     uint64_t trace_max_bytes; /* a trace that would grow past this fails the run
                                  (--queue-trace-max; TL_ENGINE_TRACE_MAX_DEFAULT) */
+    /* pktsim: PARALEON's runtime monitor (--monitor; tailor/tune.h): its
+     * monitor_*.csv files and monitor.gp are written with the results */
+    int is_monitor;
     /* engines that can predict again under other knobs (tl_engine_repredict):
      * the knobs a sweep will change, so the run keeps what they need */
     const char *const *swept; /* (n_swept) registered knob names; borrowed until destroy */

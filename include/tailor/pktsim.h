@@ -121,10 +121,20 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
 
 /* Called every interval of simulated time; it may read metrics
  * (tl_pktsim_get_stats, tl_pktsim_port_stats) and change knobs
- * (tl_pktsim_set_param). A non-zero return stops the run with that code. */
+ * (tl_pktsim_set_param). A non-zero return stops the run with that code.
+ * Up to TL_PKTSIM_MAX_CONTROLS controls (a queue trace, a monitor, a tuner)
+ * each keep their own interval; at the same instant they run in the order
+ * they were set. Calls stop once every flow is done. */
+#define TL_PKTSIM_MAX_CONTROLS 4
 typedef int (*tl_pktsim_control_fn)(void *ctx, tl_pktsim *s, int64_t now_ps);
 int tl_pktsim_set_control(tl_pktsim *s, int64_t interval_ps, tl_pktsim_control_fn fn, void *ctx,
                           tl_err *err);
+
+/* Called with every RTT sample a sender takes (an ACK of flow, rtt_ps after
+ * its data was sent), before its congestion control sees it: per-flow RTTs
+ * for a monitor (paraleon.txt Eq. 1's O_RTT). NULL removes it. */
+typedef void (*tl_pktsim_rtt_fn)(void *ctx, uint32_t flow, int64_t rtt_ps, int64_t now_ps);
+void tl_pktsim_set_rtt_observer(tl_pktsim *s, tl_pktsim_rtt_fn fn, void *ctx);
 
 /* Sets a registered knob from now on, on every NIC and switch: switch knobs
  * take effect at once on every port, CC knobs on every running flow (through

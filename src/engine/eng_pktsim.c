@@ -3,10 +3,12 @@
  * a queue-length trace through pktsim's run-time control (queues.csv). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine_int.h"
 #include "tailor/fileio.h"
 #include "tailor/pktsim.h"
+#include "tailor/tune.h"
 
 /* The trace: every interval, the queue of each port that holds anything. */
 typedef struct qtrace {
@@ -16,6 +18,7 @@ typedef struct qtrace {
     uint64_t max_bytes; /* the trace stops the run when it would grow past this */
     int is_over;
     int64_t over_ps;
+    tl_monitor *mon; /* --monitor, NULL if not asked */
 } qtrace;
 
 static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
@@ -53,6 +56,8 @@ static int create(tl_engine *e, tl_err *err)
 static void destroy(tl_engine *e)
 {
     tl_pktsim_destroy(e->st);
+    if (e->aux)
+        tl_monitor_destroy(((qtrace *)e->aux)->mon);
     free(e->aux);
 }
 
@@ -72,6 +77,9 @@ static int run(tl_engine *e, tl_progress *prog, tl_err *err)
                                        qt, err);
         }
     }
+    if (!rc && e->o.is_monitor &&
+        !(qt->mon = tl_monitor_attach(sim, e->w->topo, &e->w->flows, &e->w->sc.params, err)))
+        rc = err->code;
     if (!rc)
         rc = tl_pktsim_run(sim, 0, prog, err);
     if (rc && qt->is_over)
@@ -131,12 +139,20 @@ static int save_links(const tl_engine *e, const char *dir, tl_err *err)
                 (unsigned long long)ps.marks, (unsigned long long)ps.drops,
                 (unsigned long long)ps.n_pauses, (double)ps.paused_ps * 1e-6);
     }
-    return tl_afile_commit(&af, err);
+    int rc = tl_afile_commit(&af, err);
+    const qtrace *qt = e->aux;
+    if (!rc && qt->mon)
+        rc = tl_monitor_save(qt->mon, dir, err);
+    return rc;
 }
 
 static const char *files(const tl_engine *e)
 {
     const qtrace *qt = e->aux;
+    if (qt && qt->mon)
+        return qt->f ? "fct.csv, fct.txt, summary.json, links.csv, queues.csv, monitor_*.csv, "
+                       "monitor.png"
+                     : "fct.csv, fct.txt, summary.json, links.csv, monitor_*.csv, monitor.png";
     return qt && qt->f ? "fct.csv, fct.txt, summary.json, links.csv, queues.csv"
                        : "fct.csv, fct.txt, summary.json, links.csv";
 }
@@ -153,6 +169,20 @@ static void report(const tl_engine *e, char *buf, size_t n)
              (unsigned long long)st.n_events, (unsigned long long)st.n_link_hops,
              cpu > 0 ? (double)st.n_link_hops / cpu : 0, cpu, (unsigned long long)st.n_drops,
              (unsigned long long)st.n_marks, (unsigned long long)st.n_timeouts);
+    const qtrace *qt = e->aux;
+    if (qt && qt->mon) {
+        size_t nr, nt = 0;
+        const tl_monitor_row *r = tl_monitor_rows(qt->mon, &nr);
+        for (size_t i = 0; i < nr; i++)
+            nt += r[i].is_trigger;
+        double a[3];
+        tl_monitor_accuracy(qt->mon, &a[0], &a[1], &a[2]);
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len,
+                 "\nmonitor: %zu intervals, %zu KL triggers; flow-size distribution accuracy "
+                 "PARALEON %.3f, naive Elastic Sketch %.3f, NetFlow %.3f",
+                 nr, nt, a[0], a[1], a[2]);
+    }
 }
 
 const tl_engine_ops tl_engine_pktsim = {

@@ -179,6 +179,8 @@ void tp_cc_ack(tl_pktsim *s, uint32_t c, uint32_t j, const tl_ack_info *a, int64
     s->st.rtt_sum_ps += (double)a->rtt_ps;
     if ((double)a->rtt_ps > s->st.rtt_max_ps)
         s->st.rtt_max_ps = (double)a->rtt_ps;
+    if (s->rtt_obs)
+        s->rtt_obs(s->rtt_obs_ctx, c, a->rtt_ps, now);
     s->cc->on_ack(cc_st(s, g), &sf->io, a);
     cc_sync_timer(s, g, now);
 }

@@ -105,9 +105,14 @@ struct tl_pktsim {
     uint8_t *link_down;      /* (n_links) links failed during the run */
     uint64_t n_unreachable;  /* flows cut off by failures: they never complete */
     uint64_t seed;
-    tl_pktsim_control_fn control;
-    void *control_ctx;
-    int64_t control_interval_ps;
+    struct {
+        tl_pktsim_control_fn fn;
+        void *ctx;
+        int64_t interval_ps;
+    } control[TL_PKTSIM_MAX_CONTROLS]; /* the run-time controls, called in the order set */
+    int n_controls;
+    tl_pktsim_rtt_fn rtt_obs; /* tl_pktsim_set_rtt_observer, NULL if none */
+    void *rtt_obs_ctx;
     const tl_flows *flows;   /* borrowed */
     /* plug-ins */
     const tl_transport_ops *tp;
@@ -269,7 +274,7 @@ void direct_through(tl_pktsim *s, port *p, uint32_t i, int64_t end);
 void direct_send_ctrl(tl_pktsim *s, uint32_t i, int64_t now);
 
 /* ---- tap ---- */
-void tap_packet(tl_pktsim *s, port *p, const pkt *k, int64_t now);
+void tap_packet(tl_pktsim *s, port *p, pkt *k, int64_t now);
 void taps_on_interval(tl_pktsim *s, uint32_t tap, int64_t now);
 void taps_free(tl_pktsim *s);
 

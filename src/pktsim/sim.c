@@ -30,16 +30,16 @@ static int on_link_fail(tl_pktsim *s, uint32_t link, int64_t now)
     return route_on_link_fail(s, link, now);
 }
 
-static void on_control(tl_pktsim *s, int64_t now)
+static void on_control(tl_pktsim *s, uint32_t id, int64_t now)
 {
-    int rc = s->control(s->control_ctx, s, now);
+    int rc = s->control[id].fn(s->control[id].ctx, s, now);
     if (rc) {
         tl_err_set(&s->sticky, rc < 0 ? rc : TL_EINVAL,
                    "the run-time control stopped the run (code %d)", rc);
         return;
     }
     if (s->st.n_flows_done + s->n_unreachable < s->flows->n)
-        push(s, now + s->control_interval_ps, 0, EV_CONTROL, 0);
+        push(s, now + s->control[id].interval_ps, id, EV_CONTROL, 0);
 }
 
 int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err)
@@ -75,7 +75,7 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         case EV_CC_TIMER: ep_on_cc_timer(s, e.target, e.t_ps); break;
         case EV_DELIVER: ep_deliver(s, e.target, e.t_ps); break;
         case EV_TAP: taps_on_interval(s, e.target, e.t_ps); break;
-        case EV_CONTROL: on_control(s, e.t_ps); break;
+        case EV_CONTROL: on_control(s, e.target, e.t_ps); break;
         }
         if (s->sticky.code)
             break;
@@ -174,12 +174,22 @@ int tl_pktsim_set_control(tl_pktsim *s, int64_t interval_ps, tl_pktsim_control_f
                           (long long)interval_ps);
     if (s->sticky.code)
         return sticky_err(s, err);
-    s->control = fn;
-    s->control_ctx = ctx;
-    s->control_interval_ps = interval_ps;
-    if (!push(s, s->st.now_ps + interval_ps, 0, EV_CONTROL, 0))
+    if (s->n_controls == TL_PKTSIM_MAX_CONTROLS)
+        return tl_err_set(err, TL_ERANGE, "at most %d run-time controls per simulation",
+                          TL_PKTSIM_MAX_CONTROLS);
+    int id = s->n_controls++;
+    s->control[id].fn = fn;
+    s->control[id].ctx = ctx;
+    s->control[id].interval_ps = interval_ps;
+    if (!push(s, s->st.now_ps + interval_ps, (uint32_t)id, EV_CONTROL, 0))
         return sticky_err(s, err);
     return 0;
+}
+
+void tl_pktsim_set_rtt_observer(tl_pktsim *s, tl_pktsim_rtt_fn fn, void *ctx)
+{
+    s->rtt_obs = fn;
+    s->rtt_obs_ctx = ctx;
 }
 
 int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err)
@@ -239,6 +249,12 @@ int tl_pktsim_add_tap(tl_pktsim *s, const char *name, const uint32_t *chans, siz
     t->state = t + 1;
     t->interval_ps = interval_ps;
     *end = t; /* owned by the list from here, whatever fails below */
+    if (ops->init) {
+        tl_tap_init in = {&s->params, s->flows->n, s->n_ports, s->seed, id};
+        int rc = ops->init(t->state, &in, err);
+        if (rc)
+            return rc;
+    }
     for (size_t i = 0; i < n; i++) {
         tl_tap_link *l = malloc(sizeof *l);
         if (!l)
@@ -260,7 +276,7 @@ void *tl_pktsim_tap_state(const tl_pktsim *s, int id)
     return t && id == 0 ? t->state : NULL;
 }
 
-void tap_packet(tl_pktsim *s, port *p, const pkt *k, int64_t now)
+void tap_packet(tl_pktsim *s, port *p, pkt *k, int64_t now)
 {
     uint32_t chan = (uint32_t)(p - s->ports);
     int from_host = k->hop > 0 && s->node_sw[s->ports[k->in_chan].from] == NONE;
@@ -273,9 +289,13 @@ void tap_packet(tl_pktsim *s, port *p, const pkt *k, int64_t now)
                     .seq = k->seq,
                     .kind = k->kind,
                     .is_from_host = from_host,
-                    .is_ce = k->is_ce};
+                    .is_ce = k->is_ce,
+                    .is_marked = (k->flags & PKF_TAP_MARK) != 0};
+    int mark = 0;
     for (tl_tap_link *l = p->tap; l; l = l->next)
-        l->tap->ops->on_packet(l->tap->state, &v, now);
+        mark |= l->tap->ops->on_packet(l->tap->state, &v, now);
+    if (mark)
+        k->flags |= PKF_TAP_MARK;
 }
 
 void taps_on_interval(tl_pktsim *s, uint32_t id, int64_t now)

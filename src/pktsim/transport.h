@@ -18,7 +18,7 @@
 
 enum { PK_DATA = 0, PK_ACK, PK_NACK, PK_CNP };
 #define TL_NO_PKT UINT32_MAX /* no packet (pool index) */
-enum { PKF_PARITY = 1 }; /* pkt.flags */
+enum { PKF_PARITY = 1, PKF_TAP_MARK = 2 }; /* pkt.flags; a resent packet starts without TAP_MARK */
 
 typedef struct pkt {
     uint64_t seq;       /* data: first payload byte; ACK/NACK: what the transport echoes */

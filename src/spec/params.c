@@ -14,6 +14,7 @@
 
 #include "tailor/cc.h"
 #include "tailor/strutil.h"
+#include "tailor/tune.h"
 #include "tailor/units.h"
 
 /* The network model's knobs, at the indices of their handles (tl_net_knob). */
@@ -91,8 +92,8 @@ static const struct {
 };
 #define N_FIXED (sizeof tables / sizeof *tables)
 
-/* The t-th table of the registry: the fixed ones, one per CC, then the
- * queue policies' (tl_qpolicy_knob_table). */
+/* The t-th table of the registry: the fixed ones, one per CC, the queue
+ * policies' (tl_qpolicy_knob_table), then PARALEON's monitor's. */
 static const tl_param_def *table_at(size_t t, size_t *n)
 {
     if (t < N_FIXED) {
@@ -105,10 +106,14 @@ static const tl_param_def *table_at(size_t t, size_t *n)
         *n = d->n_knobs;
         return d->knobs;
     }
-    return tl_qpolicy_knob_table(t - tl_cc_count(), n);
+    t -= tl_cc_count();
+    if (t < tl_qpolicy_n_knob_tables())
+        return tl_qpolicy_knob_table(t, n);
+    *n = TL_MON_N_KNOBS;
+    return tl_monitor_knobs;
 }
 
-static size_t n_tables(void) { return N_FIXED + tl_cc_count() + tl_qpolicy_n_knob_tables(); }
+static size_t n_tables(void) { return N_FIXED + tl_cc_count() + tl_qpolicy_n_knob_tables() + 1; }
 
 /* ---- presets: named sets of values, declared by the CCs ---- */
 

@@ -6,7 +6,7 @@
 #include "../tap.h"
 #include "../transport.h"
 
-static void on_packet(void *vst, const tl_tap_pkt *p, int64_t now)
+static int on_packet(void *vst, const tl_tap_pkt *p, int64_t now)
 {
     tl_tap_count_state *st = vst;
     if (p->kind == PK_DATA && p->is_from_host) {
@@ -15,6 +15,7 @@ static void on_packet(void *vst, const tl_tap_pkt *p, int64_t now)
     } else {
         st->other_pkts++;
     }
+    return 0;
 }
 
 static void on_interval(void *vst, int64_t now) { ((tl_tap_count_state *)vst)->n_intervals++; }
