@@ -39,6 +39,11 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
         o = *eo;
     else
         tl_engine_opts_init(&o);
+    if (o.is_monitor && strcmp(engine, "pktsim") != 0)
+        return tl_err_set(err, TL_EINVAL,
+                          "--monitor watches the packets of a pktsim run; engine '%s' has none "
+                          "(add --engine pktsim)",
+                          engine);
     char trace[1200];
     if (o.trace_interval_us > 0) {
         snprintf(trace, sizeof trace, "%s/queues.csv", dir);

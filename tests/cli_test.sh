@@ -144,6 +144,20 @@ check "run is deterministic" cmp -s "$tmp/run1/fct.csv" "$tmp/run2/fct.csv"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runq" --quiet --queue-trace-us 50 >/dev/null
 check "queue trace written" test "$(head -1 "$tmp/runq/queues.csv")" = "t_ns,chan,queue_bytes"
 check "queue trace samples the bottleneck" grep -q "^50000.000,1," "$tmp/runq/queues.csv"
+# PARALEON's monitor: its files, the same FCTs as without it
+"$bin" run "$src/examples/paraleon/hadoop.json" -o "$tmp/runm" --quiet --flow-count 3000 --monitor \
+    --set monitor.interval_ps=200us >"$tmp/mout"
+check "run --monitor exits 0" test $? -eq 0
+check "monitor_fsd.csv header" test "$(head -1 "$tmp/runm/monitor_fsd.csv")" = \
+    "t_ms,p_paraleon,p_naive,p_netflow,p_true,acc_paraleon,acc_naive,acc_netflow,n_flows,n_true"
+check "monitor_metrics.csv has an interval per 200 us" grep -q "^1.000,0\.[0-9]*,0\.[0-9]*,1.000000," \
+    "$tmp/runm/monitor_metrics.csv"
+for f in monitor_states.csv monitor_triggers.csv monitor.gp; do
+    check "run --monitor writes $f" test -s "$tmp/runm/$f"
+done
+check "run --monitor reports accuracy" grep -q "^monitor: .* intervals, .* PARALEON 0\.9" "$tmp/mout"
+"$bin" run "$src/examples/paraleon/hadoop.json" -o "$tmp/runm0" --quiet --flow-count 3000 >/dev/null
+check "the monitor leaves FCTs as they were" cmp -s "$tmp/runm/fct.csv" "$tmp/runm0/fct.csv"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine m4 2>"$tmp/err" >/dev/null
 check "unknown engine exits 2" test $? -eq 2
 check "unknown engine named" grep -q "unknown engine 'm4'" "$tmp/err"

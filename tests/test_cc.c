@@ -11,6 +11,7 @@
 #include "tailor/cc.h"
 #include "tailor/pktsim.h"
 #include "tailor/spec.h"
+#include "tailor/tune.h"
 #include "tailor/world.h"
 #include "testutil.h"
 
@@ -472,7 +473,11 @@ static void registry_descriptors_are_whole(void **state)
         n_qp += m;
     }
     assert_true(n_qp >= 4); /* phantom's */
-    assert_int_equal(n_net + n_knobs + n_qp, tl_params_count());
+    /* PARALEON's monitor's knobs come last */
+    for (size_t k = 0; k < TL_MON_N_KNOBS; k++)
+        assert_int_equal(tl_params_find(tl_monitor_knobs[k].name),
+                         (int)(n_net + n_knobs + n_qp + k));
+    assert_int_equal(n_net + n_knobs + n_qp + TL_MON_N_KNOBS, tl_params_count());
     tl_params_fini(&p);
 }
 

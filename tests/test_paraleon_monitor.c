@@ -169,6 +169,22 @@ static tl_monitor *attach(tl_pktsim *s, const tl_world *w)
     return m;
 }
 
+/* The world of json, a simulation of it and a monitor on it. */
+static tl_pktsim *start(tl_world *w, const char *json, tl_monitor **m)
+{
+    tu_world_make(w, json);
+    tl_pktsim *s = make(w);
+    *m = attach(s, w);
+    return s;
+}
+
+static void finish(tl_world *w, tl_pktsim *s, tl_monitor *m)
+{
+    tl_monitor_destroy(m);
+    tl_pktsim_destroy(s);
+    tl_world_fini(w);
+}
+
 static void run(tl_pktsim *s, int64_t until)
 {
     tl_err err;
@@ -278,17 +294,15 @@ static void monitor_keeps_fcts(void **state)
 static void kl_fires_on_influx(void **state)
 {
     tl_world w;
-    tu_world_make(
-        &w, "{\"seed\": 2, " SMALL_LS ", \"workload\": {\"duration_ns\": \"2.6ms\", \"classes\": "
+    tl_monitor *m;
+    tl_pktsim *s = start(&w, "{\"seed\": 2, " SMALL_LS ", \"workload\": {\"duration_ns\": \"2.6ms\", \"classes\": "
             "[{\"name\": \"train\", \"flows\": 56, \"sizes\": {\"dist\": \"fixed\", "
             "\"mean_bytes\": 4000000}, \"spatial\": {\"type\": \"all_to_all\"}, \"arrival\": "
             "{\"process\": \"simultaneous\"}}, {\"name\": \"hadoop\", \"start_ns\": \"1.6ms\", "
             "\"sizes\": {\"cdf\": \"fb-hadoop\"}, \"spatial\": {\"type\": \"uniform\"}, "
             "\"arrival\": {\"process\": \"poisson\"}, \"load\": {\"offered_bps\": \"200Gbps\"}}]}, "
             "\"transport\": {\"cc\": \"dcqcn\", \"monitor\": {\"interval_ps\": \"200us\", "
-            "\"warmup\": 5}}}");
-    tl_pktsim *s = make(&w);
-    tl_monitor *m = attach(s, &w);
+            "\"warmup\": 5}}}", &m);
     run(s, 0);
     size_t n;
     const tl_monitor_row *r = tl_monitor_rows(m, &n);
@@ -300,9 +314,7 @@ static void kl_fires_on_influx(void **state)
     assert_int_equal(r[first].t_ps, 1800000000); /* the interval (1.6, 1.8] ms */
     assert_true(r[first].kl > 1);
     assert_true(r[first - 1].p_paraleon > 0.99); /* before: all elephants */
-    tl_monitor_destroy(m);
-    tl_pktsim_destroy(s);
-    tl_world_fini(&w);
+    finish(&w, s, m);
 }
 
 /* ... and stays silent while the mix of mice and elephants is stationary
@@ -311,8 +323,8 @@ static void kl_fires_on_influx(void **state)
 static void kl_quiet_when_stationary(void **state)
 {
     tl_world w;
-    tu_world_make(
-        &w, "{\"seed\": 3, \"topology\": {\"type\": \"leaf_spine\", \"leaves\": 2, \"spines\": 4, "
+    tl_monitor *m;
+    tl_pktsim *s = start(&w, "{\"seed\": 3, \"topology\": {\"type\": \"leaf_spine\", \"leaves\": 2, \"spines\": 4, "
             "\"hosts_per_leaf\": 8, \"host_link_bps\": \"100Gbps\", \"fabric_link_bps\": "
             "\"100Gbps\", \"link_delay_ns\": 1000}, \"workload\": {\"duration_ns\": \"8ms\", "
             "\"classes\": [{\"name\": \"mice\", \"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": "
@@ -321,9 +333,7 @@ static void kl_quiet_when_stationary(void **state)
             "\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 1200000}, \"spatial\": {\"type\": "
             "\"uniform\"}, \"arrival\": {\"process\": \"poisson\"}, \"load\": {\"offered_bps\": "
             "\"400Gbps\"}}]}, \"transport\": {\"cc\": \"dcqcn\", \"monitor\": {\"interval_ps\": "
-            "\"200us\", \"warmup\": 5}}}");
-    tl_pktsim *s = make(&w);
-    tl_monitor *m = attach(s, &w);
+            "\"200us\", \"warmup\": 5}}}", &m);
     run(s, 0);
     size_t n;
     const tl_monitor_row *r = tl_monitor_rows(m, &n);
@@ -335,9 +345,7 @@ static void kl_quiet_when_stationary(void **state)
         assert_true(r[i].n_flows > 1000);
     }
     assert_true(n_decided >= 30);
-    tl_monitor_destroy(m);
-    tl_pktsim_destroy(s);
-    tl_world_fini(&w);
+    finish(&w, s, m);
 }
 
 /* Eq. (1) on a lone long flow: O_TP and O_PFC from pktsim's port counters
@@ -346,13 +354,12 @@ static void kl_quiet_when_stationary(void **state)
 static void metrics_lone_flow(void **state)
 {
     tl_world w;
-    tu_world_make(&w, "{\"seed\": 1, " SMALL_LS ", \"workload\": {\"flows\": 1, \"classes\": "
+    tl_monitor *m;
+    tl_pktsim *s = start(&w, "{\"seed\": 1, " SMALL_LS ", \"workload\": {\"flows\": 1, \"classes\": "
                       "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 10000000}, "
                       "\"spatial\": {\"type\": \"permutation\"}, \"arrival\": {\"process\": "
                       "\"simultaneous\"}}]}, \"transport\": {\"cc\": \"dcqcn\", \"monitor\": "
-                      "{\"interval_ps\": \"100us\"}}}");
-    tl_pktsim *s = make(&w);
-    tl_monitor *m = attach(s, &w);
+                      "{\"interval_ps\": \"100us\"}}}", &m);
     const tl_flow *f = &w.flows.v[0];
     uint32_t up = tl_topo_host_chan(w.topo, f->src, 0);
     uint64_t rate = tl_topo_link(w.topo, tl_chan_link(up))->rate_bps;
@@ -379,9 +386,7 @@ static void metrics_lone_flow(void **state)
     double want_rtt = 2.0 * hops * 1e6 / rtt;     /* 1 us links */
     assert_true(fabs(r[3].o_rtt - want_rtt) < 1e-9);
     assert_true(fabs(r[3].u - (0.2 * r[3].o_tp + 0.5 * r[3].o_rtt + 0.3)) < 1e-12);
-    tl_monitor_destroy(m);
-    tl_pktsim_destroy(s);
-    tl_world_fini(&w);
+    finish(&w, s, m);
 }
 
 /* O_PFC under a PFC incast in one rack: each paused device is a NIC with one
@@ -389,16 +394,15 @@ static void metrics_lone_flow(void **state)
 static void metrics_pfc_incast(void **state)
 {
     tl_world w;
-    tu_world_make(&w, "{\"seed\": 1, \"topology\": {\"type\": \"leaf_spine\", \"leaves\": 1, "
+    tl_monitor *m;
+    tl_pktsim *s = start(&w, "{\"seed\": 1, \"topology\": {\"type\": \"leaf_spine\", \"leaves\": 1, "
                       "\"spines\": 1, \"hosts_per_leaf\": 8, \"host_link_bps\": \"100Gbps\", "
                       "\"fabric_link_bps\": \"100Gbps\", \"link_delay_ns\": 1000}, "
                       "\"workload\": {\"flows\": 7, \"classes\": [{\"sizes\": {\"dist\": "
                       "\"fixed\", \"mean_bytes\": 3000000}, \"spatial\": {\"type\": \"incast\", "
                       "\"senders\": 7}, \"arrival\": {\"process\": \"simultaneous\"}}]}, "
                       "\"transport\": {\"cc\": \"dcqcn\", \"switch\": {\"buffer_bytes\": "
-                      "\"1MB\"}, \"monitor\": {\"interval_ps\": \"50us\"}}}");
-    tl_pktsim *s = make(&w);
-    tl_monitor *m = attach(s, &w);
+                      "\"1MB\"}, \"monitor\": {\"interval_ps\": \"50us\"}}}", &m);
     run(s, 1000000000); /* 1 ms: 20 intervals */
     size_t n;
     const tl_monitor_row *r = tl_monitor_rows(m, &n);
@@ -418,9 +422,7 @@ static void metrics_pfc_incast(void **state)
     }
     assert_true(ports_ps > 0); /* the incast did pause */
     assert_true(fabs(rows_ps - ports_ps) < 1e-6 * ports_ps);
-    tl_monitor_destroy(m);
-    tl_pktsim_destroy(s);
-    tl_world_fini(&w);
+    finish(&w, s, m);
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 /* pktsim behind the engine interface: the packet-level truth. Besides the
  * common results it writes links.csv (per directed link) and, when asked,
  * a queue-length trace through pktsim's run-time control (queues.csv). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,10 +179,13 @@ static void report(const tl_engine *e, char *buf, size_t n)
         double a[3];
         tl_monitor_accuracy(qt->mon, &a[0], &a[1], &a[2]);
         size_t len = strlen(buf);
+        char nf[64] = "n/a (no export yet)";
+        if (!isnan(a[2]))
+            snprintf(nf, sizeof nf, "%.3f", a[2]);
         snprintf(buf + len, n - len,
                  "\nmonitor: %zu intervals, %zu KL triggers; flow-size distribution accuracy "
-                 "PARALEON %.3f, naive Elastic Sketch %.3f, NetFlow %.3f",
-                 nr, nt, a[0], a[1], a[2]);
+                 "PARALEON %.3f, naive Elastic Sketch %.3f, NetFlow %s",
+                 nr, nt, a[0], a[1], nf);
     }
 }
 

@@ -37,13 +37,14 @@ static int find_tors(tl_monitor *m, tl_err *err)
         m->tor_of_node[v] = UINT32_MAX;
     const uint32_t *hosts = tl_topo_hosts(t);
     for (uint32_t h = 0; h < tl_topo_n_hosts(t); h++) {
-        uint32_t c = tl_topo_host_chan(t, hosts[h], 0);
-        if (c == UINT32_MAX)
-            continue;
-        uint32_t sw = tl_topo_chan_to(t, c);
-        if (tl_topo_node(t, sw)->kind == TL_NODE_SWITCH && m->tor_of_node[sw] == UINT32_MAX) {
-            m->tor_of_node[sw] = m->n_tors;
-            m->tor_node[m->n_tors++] = sw;
+        uint32_t nc;
+        const uint32_t *cs = tl_topo_out_chans(t, hosts[h], &nc);
+        for (uint32_t k = 0; k < nc; k++) {
+            uint32_t sw = tl_topo_chan_to(t, cs[k]);
+            if (tl_topo_node(t, sw)->kind == TL_NODE_SWITCH && m->tor_of_node[sw] == UINT32_MAX) {
+                m->tor_of_node[sw] = m->n_tors;
+                m->tor_node[m->n_tors++] = sw;
+            }
         }
     }
     return 0;
@@ -308,18 +309,25 @@ static void metrics(tl_monitor *m, tl_monitor_row *row)
     /* O_TP: the host uplinks that carried data in the interval. */
     double tp = 0;
     const uint32_t *hosts = tl_topo_hosts(t);
+    uint32_t n_up = 0;
     for (uint32_t h = 0; h < tl_topo_n_hosts(t); h++) {
-        uint32_t c = tl_topo_host_chan(t, hosts[h], 0);
-        if (c == UINT32_MAX || !ft->chan_active[c])
-            continue;
-        tl_port_stats ps;
-        tl_pktsim_port_stats(m->sim, c, &ps);
-        tp += (double)(ps.bytes_tx - m->prev_bytes[c]) * 8 /
-              ((double)tl_topo_link(t, tl_chan_link(c))->rate_bps * lam * 1e-12);
-        row->n_active_hosts++;
-        ft->chan_active[c] = 0;
+        uint32_t nc, n_active = 0;
+        const uint32_t *cs = tl_topo_out_chans(t, hosts[h], &nc);
+        for (uint32_t k = 0; k < nc; k++) {
+            uint32_t c = cs[k];
+            if (!ft->chan_active[c])
+                continue;
+            tl_port_stats ps;
+            tl_pktsim_port_stats(m->sim, c, &ps);
+            tp += (double)(ps.bytes_tx - m->prev_bytes[c]) * 8 /
+                  ((double)tl_topo_link(t, tl_chan_link(c))->rate_bps * lam * 1e-12);
+            n_up++;
+            n_active = 1;
+            ft->chan_active[c] = 0;
+        }
+        row->n_active_hosts += n_active;
     }
-    row->o_tp = row->n_active_hosts ? tp / row->n_active_hosts : NAN;
+    row->o_tp = n_up ? tp / n_up : NAN;
     /* O_PFC: each device's pause time is the longest any of its ports was
      * paused (a device with one paused port is paused that long). */
     uint32_t n_nodes = tl_topo_n_nodes(t), n_chans = 2 * tl_topo_n_links(t);
