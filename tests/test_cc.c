@@ -473,11 +473,28 @@ static void registry_descriptors_are_whole(void **state)
         n_qp += m;
     }
     assert_true(n_qp >= 4); /* phantom's */
-    /* PARALEON's monitor's knobs come last */
-    for (size_t k = 0; k < TL_MON_N_KNOBS; k++)
-        assert_int_equal(tl_params_find(tl_monitor_knobs[k].name),
-                         (int)(n_net + n_knobs + n_qp + k));
-    assert_int_equal(n_net + n_knobs + n_qp + TL_MON_N_KNOBS, tl_params_count());
+    for (size_t t = 0; t < tl_lb_n_knob_tables(); t++) { /* the load balancers' */
+        size_t m;
+        const tl_param_def *defs = tl_lb_knob_table(t, &m);
+        for (size_t k = 0; k < m; k++)
+            assert_int_equal(tl_params_find(defs[k].name), (int)(n_net + n_knobs + n_qp + k));
+        n_qp += m;
+    }
+    /* then pktsim's coding, faults and losses, and PARALEON's monitor's knobs last */
+    const struct {
+        const tl_param_def *defs;
+        size_t n;
+    } late[] = {{tl_ec_knobs, TL_EC_N_KNOBS},
+                {tl_fault_knobs, TL_FAULT_N_KNOBS},
+                {tl_loss_knobs, TL_LOSS_N_KNOBS},
+                {tl_monitor_knobs, TL_MON_N_KNOBS}};
+    for (size_t t = 0; t < 4; t++) {
+        for (size_t k = 0; k < late[t].n; k++)
+            assert_int_equal(tl_params_find(late[t].defs[k].name),
+                             (int)(n_net + n_knobs + n_qp + k));
+        n_qp += late[t].n;
+    }
+    assert_int_equal(n_net + n_knobs + n_qp, tl_params_count());
     tl_params_fini(&p);
 }
 

@@ -235,7 +235,7 @@ static void unknown_plugins_refused(void **state)
         const char *needle, *avail;
     } cases[] = {
         {{.transport = "uno"}, "transport 'uno'", "gbn"},
-        {{.lb = "plb"}, "load balancer 'plb'", "spray"},
+        {{.lb = "conga"}, "load balancer 'conga'", "spray"},
         {{.qpolicy = {[TL_PORT_WAN] = "hull"}}, "queue policy 'hull'", "phantom"},
         {{.cc = "bbr"}, "congestion control 'bbr'", "dctcp"},
     };

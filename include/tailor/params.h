@@ -40,6 +40,17 @@ typedef struct tl_param_def {
  * registered after the CCs': the i-th of n (0 <= i < n), its size in *n. */
 size_t tl_qpolicy_n_knob_tables(void);
 const tl_param_def *tl_qpolicy_knob_table(size_t i, size_t *n);
+/* The same for pktsim's load balancers (src/pktsim/lb/registry.c),
+ * registered after the queue policies'. */
+size_t tl_lb_n_knob_tables(void);
+const tl_param_def *tl_lb_knob_table(size_t i, size_t *n);
+/* pktsim's blackholes ("fault.*", src/pktsim/fault.c) and random loss
+ * ("loss.*", src/pktsim/loss.c). */
+#define TL_FAULT_N_KNOBS 3
+#define TL_LOSS_N_KNOBS 8
+#define TL_EC_N_KNOBS 5
+extern const tl_param_def tl_fault_knobs[TL_FAULT_N_KNOBS], tl_loss_knobs[TL_LOSS_N_KNOBS],
+    tl_ec_knobs[TL_EC_N_KNOBS];
 
 /* Number of registered knobs and the i-th definition (0 <= i < n). */
 size_t tl_params_count(void);

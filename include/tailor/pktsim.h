@@ -147,6 +147,12 @@ int tl_pktsim_set_param(tl_pktsim *s, const char *name, double value, tl_err *er
  * route is reported unfinished. */
 int tl_pktsim_fail_link(tl_pktsim *s, uint32_t link, int64_t at_ps, tl_err *err);
 
+/* Blackholes channel chan from at_ps (uno.txt §5.3): every packet sent into
+ * it is lost, and routing does not know: flows keep their paths unless
+ * their load balancer moves them. Switch channels only (EINVAL for a host's
+ * NIC). The knobs fault.* place blackholes at create. */
+int tl_pktsim_blackhole(tl_pktsim *s, uint32_t chan, int64_t at_ps, tl_err *err);
+
 /* Direct ACKs (an option for Parsimon's link-level simulations, whose reverse
  * links carry nothing but these ACKs): from now on ACKs, NACKs and CNPs are
  * not simulated as packets but reach their sender as one timed event after
@@ -205,6 +211,12 @@ typedef struct tl_pktsim_stats {
     uint64_t n_flows_done, n_flows_active, n_flows_unreachable;
     uint64_t n_fail_drops;           /* packets lost with failed links */
     uint64_t n_headroom_pkts;        /* PFC: packets a full shared buffer sent to headroom */
+    uint64_t n_loss_drops;           /* packets the random-loss model dropped (loss.*) */
+    uint64_t bytes_lost;             /* payload of data packets lost in the network, any cause */
+    uint64_t bytes_parity;           /* payload of parity and padding packets first sent (ec) */
+    uint64_t bytes_arrived;          /* payload reaching receivers, duplicates and surplus too:
+                                      * sent + parity + retx = arrived + lost + in flight */
+    uint64_t n_nacks;                /* NACKs a sender took (ec: a block asked for more) */
     uint64_t n_rtt_samples;          /* ACKs that carried an RTT sample */
     double rtt_sum_ps, rtt_max_ps;   /* over those samples */
     uint64_t max_pending_events; /* largest event-heap population seen */

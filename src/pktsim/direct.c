@@ -29,7 +29,7 @@ void direct_cross(tl_pktsim *s, port *q, uint32_t i, int64_t at)
         if (!swmem_admits(s, ahead, ahead, bytes, 0)) {
             q->drops++;
             s->st.n_drops++;
-            ep_free_pkt(s, i);
+            ep_lose_pkt(s, i);
             return;
         }
         if (q->qp->on_enqueue(q->qp_state, ahead + bytes, bytes, at, &s->rng) ||

@@ -14,11 +14,20 @@ void ep_free_pkt(tl_pktsim *s, uint32_t i)
     tl_pool_put(&s->pkts, i);
 }
 
+void ep_lose_pkt(tl_pktsim *s, uint32_t i)
+{
+    if (P(s, i)->kind == PK_DATA)
+        s->st.bytes_lost += P(s, i)->payload_bytes;
+    ep_free_pkt(s, i);
+}
+
 /* A packet at the host where its path ends. */
 void ep_deliver(tl_pktsim *s, uint32_t i, int64_t now)
 {
-    if (P(s, i)->kind == PK_DATA)
+    if (P(s, i)->kind == PK_DATA) {
+        s->st.bytes_arrived += P(s, i)->payload_bytes;
         s->tp->on_data(s, i, now);
+    }
     else
         s->tp->on_ctrl(s, i, now);
 }
@@ -30,6 +39,7 @@ tl_subflow *tp_sub(tl_pktsim *s, uint32_t c, uint32_t j) { return &s->sub[(size_
 const tl_flow *tp_flow(const tl_pktsim *s, uint32_t c) { return &s->flows->v[c]; }
 pkt *tp_pkt(const tl_pktsim *s, uint32_t i) { return P(s, i); }
 uint32_t tp_mss(const tl_pktsim *s) { return s->mtu_bytes; }
+const tl_params *tp_params(const tl_pktsim *s) { return &s->params; }
 tl_pktsim_stats *tp_stats(tl_pktsim *s) { return &s->st; }
 int64_t tp_rto_ps(const tl_pktsim *s) { return s->rto_ps; }
 int64_t tp_wan_rto_extra_ps(const tl_pktsim *s) { return s->wan_rto_extra_ps; }
@@ -86,7 +96,9 @@ uint32_t tp_new_data(tl_pktsim *s, uint32_t c, uint32_t j, uint64_t seq, uint32_
 {
     uint32_t g = sub_index(s, c, j);
     tl_subflow *sf = &s->sub[g];
-    uint64_t e = s->lb->entropy(s->lb_state + (size_t)g * s->lb->state_bytes, seq, &s->rng);
+    uint8_t tag = 0;
+    uint64_t e = s->lb->entropy(s->lb_state + (size_t)g * s->lb->state_bytes, seq, now, &s->rng,
+                                &tag);
     if (e != sf->entropy) {
         uint32_t off;
         int h = route_path(s, c, e, &off, &s->sticky);
@@ -115,6 +127,7 @@ uint32_t tp_new_data(tl_pktsim *s, uint32_t c, uint32_t j, uint64_t seq, uint32_
     k->block = 0;
     k->sub = (uint8_t)j;
     k->flags = 0;
+    k->lb_tag = tag;
     if (s->services & TL_SVC_INT) {
         uint32_t b = tl_pool_get(&s->ints);
         if (b == TL_POOL_NONE) {
@@ -139,7 +152,7 @@ void tp_send_ctrl(tl_pktsim *s, uint32_t c, const pkt *data, int kind, uint64_t 
     int64_t echo_ps = data->sent_ps;
     uint64_t e = data->entropy;
     uint32_t path_off = data->path_off, block = data->block;
-    uint8_t hops = data->hops, sub = data->sub;
+    uint8_t hops = data->hops, sub = data->sub, tag = data->lb_tag;
     uint32_t i = tl_pool_get(&s->pkts);
     if (i == TL_POOL_NONE) {
         pktsim_fail_nomem(s);
@@ -162,6 +175,7 @@ void tp_send_ctrl(tl_pktsim *s, uint32_t c, const pkt *data, int kind, uint64_t 
     k->block = block;
     k->sub = sub;
     k->flags = 0;
+    k->lb_tag = tag;
     s->st.n_ack_pkts++;
     if (s->is_direct_ctrl) {
         direct_send_ctrl(s, i, now);
@@ -190,8 +204,16 @@ void tp_lb_ack(tl_pktsim *s, uint32_t c, const pkt *ctrl, int64_t now)
     if (!s->lb->on_ack)
         return;
     uint32_t g = sub_index(s, c, ctrl->sub);
-    s->lb->on_ack(s->lb_state + (size_t)g * s->lb->state_bytes, ctrl->entropy, ctrl->is_ece,
-                  ctrl->kind == PK_NACK, now - ctrl->sent_ps);
+    s->lb->on_ack(s->lb_state + (size_t)g * s->lb->state_bytes, ctrl->entropy, ctrl->lb_tag,
+                  ctrl->is_ece, ctrl->kind == PK_NACK, now - ctrl->sent_ps, now);
+}
+
+void tp_lb_loss(tl_pktsim *s, uint32_t c, uint32_t j, int64_t now)
+{
+    if (!s->lb->on_loss)
+        return;
+    uint32_t g = sub_index(s, c, j);
+    s->lb->on_loss(s->lb_state + (size_t)g * s->lb->state_bytes, now, s->sub[g].io.rto_ps, &s->rng);
 }
 
 void tp_cc_loss(tl_pktsim *s, uint32_t c, uint32_t j, int64_t now)
@@ -298,7 +320,8 @@ int ep_start_flows(tl_pktsim *s, int64_t now)
             tl_subflow *sf = &s->sub[g];
             sf->io.now_ps = now;
             if (s->lb->init)
-                s->lb->init(s->lb_state + (size_t)g * s->lb->state_bytes, j, &s->params, &s->rng);
+                s->lb->init(s->lb_state + (size_t)g * s->lb->state_bytes, j, &s->params,
+                            sf->io.base_rtt_ps, now, &s->rng);
             int rc = s->cc->init(cc_st(s, g), &sf->io, &s->params, &s->sticky);
             if (rc)
                 return rc;

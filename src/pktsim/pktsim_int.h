@@ -33,7 +33,7 @@
 #include "transport.h"
 
 enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_TP_TIMER, EV_PFC, EV_CONTROL, EV_LINK_FAIL,
-       EV_CC_TIMER, EV_DELIVER, EV_TAP };
+       EV_CC_TIMER, EV_DELIVER, EV_TAP, EV_BLACKHOLE };
 #define NONE UINT32_MAX
 
 /* How a port carries data (direct.c): queued as usual, or Parsimon's timed
@@ -67,6 +67,7 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     const tl_qpolicy_ops *qp; /* by the port's class */
     void *qp_state;           /* (qp->state_bytes) */
     tl_tap_link *tap;         /* monitors attached to this port, NULL if none */
+    struct loss_port *loss;   /* random loss on arrival (loss.c), NULL if none */
     uint32_t *ring_pkt; /* (ring_cap) */
     int64_t *ring_arr_ps;
     uint64_t ingress_bytes; /* PFC: shared-buffer bytes at the far-end switch that arrived over
@@ -264,6 +265,22 @@ int route_on_link_fail(tl_pktsim *s, uint32_t link, int64_t now);
 /* ---- endpoint.c ---- */
 void ep_deliver(tl_pktsim *s, uint32_t i, int64_t now);
 void ep_free_pkt(tl_pktsim *s, uint32_t i);
+/* The simulation's error, copied into err; returns its code. */
+int sticky_err(const tl_pktsim *s, tl_err *err);
+
+/* ---- faults and random loss (fault.c, loss.c) ---- */
+
+int fault_build(tl_pktsim *s, tl_err *err);
+void fault_on_blackhole(tl_pktsim *s, uint32_t chan, int64_t now);
+int loss_build(tl_pktsim *s, tl_err *err);
+void loss_free(tl_pktsim *s);
+/* Whether the random-loss model of port p (p->loss) drops packet k. */
+int loss_drops(tl_pktsim *s, port *p, const pkt *k);
+/* Tests: the port's data packets whose arrival indices (from 0) are listed,
+ * ascending, are dropped instead (idx borrowed). */
+int loss_set_pattern(tl_pktsim *s, uint32_t chan, const uint64_t *idx, size_t n, tl_err *err);
+/* Packet i is lost in the network (a drop): freed, its payload counted. */
+void ep_lose_pkt(tl_pktsim *s, uint32_t i);
 int ep_start_flows(tl_pktsim *s, int64_t now);
 void ep_on_cc_timer(tl_pktsim *s, uint32_t sub, int64_t now);
 void ep_reconfigure(tl_pktsim *s, const char *knob);

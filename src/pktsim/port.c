@@ -102,13 +102,19 @@ void port_enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
     if (p->is_failed) {
         p->drops++;
         s->st.n_fail_drops++;
-        ep_free_pkt(s, i);
+        ep_lose_pkt(s, i);
+        return;
+    }
+    if (__builtin_expect(p->loss != NULL, 0) && loss_drops(s, p, k)) {
+        p->drops++;
+        s->st.n_loss_drops++;
+        ep_lose_pkt(s, i);
         return;
     }
     if (p->sw != NONE && !swmem_take(s, p, k, now)) {
         p->drops++;
         s->st.n_drops++;
-        ep_free_pkt(s, i);
+        ep_lose_pkt(s, i);
         return;
     }
     if (__builtin_expect(p->tap != NULL, 0))
@@ -196,7 +202,7 @@ void port_kill(tl_pktsim *s, port *p, int64_t now)
     while ((i = port_dequeue(s, p, now)) != NONE) {
         p->drops++;
         s->st.n_fail_drops++;
-        ep_free_pkt(s, i);
+        ep_lose_pkt(s, i);
     }
     for (int c = 0; c < 2; c++) /* paused data that dequeue left */
         while ((i = p->q_head[c]) != NONE) {
@@ -204,12 +210,12 @@ void port_kill(tl_pktsim *s, port *p, int64_t now)
             p->q_bytes -= P(s, i)->wire_bytes;
             swmem_release(s, p, P(s, i), now);
             s->st.n_fail_drops++;
-            ep_free_pkt(s, i);
+            ep_lose_pkt(s, i);
         }
     p->q_tail[0] = p->q_tail[1] = NONE;
     for (; p->ring_n; p->ring_n--, p->ring_head = (p->ring_head + 1) & (p->ring_cap - 1)) {
         s->st.n_fail_drops++;
-        ep_free_pkt(s, p->ring_pkt[p->ring_head]);
+        ep_lose_pkt(s, p->ring_pkt[p->ring_head]);
     }
 }
 

@@ -11,7 +11,7 @@
 int pktsim_fail_nomem(tl_pktsim *s) { return tl_err_nomem(&s->sticky); }
 
 /* The simulation's error, copied into err; returns its code. */
-static int sticky_err(const tl_pktsim *s, tl_err *err)
+int sticky_err(const tl_pktsim *s, tl_err *err)
 {
     if (err)
         *err = s->sticky;
@@ -75,6 +75,7 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         case EV_CC_TIMER: ep_on_cc_timer(s, e.target, e.t_ps); break;
         case EV_DELIVER: ep_deliver(s, e.target, e.t_ps); break;
         case EV_TAP: taps_on_interval(s, e.target, e.t_ps); break;
+        case EV_BLACKHOLE: fault_on_blackhole(s, e.target, e.t_ps); break;
         case EV_CONTROL: on_control(s, e.target, e.t_ps); break;
         }
         if (s->sticky.code)
@@ -329,6 +330,7 @@ void tl_pktsim_destroy(tl_pktsim *s)
     if (!s)
         return;
     taps_free(s);
+    loss_free(s);
     ports_free(s);
     if (s->tp && s->tp->close && s->cn)
         for (size_t c = 0; c < s->flows->n; c++)
@@ -503,7 +505,8 @@ tl_pktsim *tl_pktsim_create_opts(const tl_topo *t, const tl_routes *r, const tl_
                      UINT32_MAX - 1, err) ||
         /* Twice: the scalars (packet sizes size the link rings), then the
          * per-port settings once the ports exist. */
-        apply_params(s, err) || ports_build(s, err) || apply_params(s, err) || build_flows(s, err))
+        apply_params(s, err) || ports_build(s, err) || apply_params(s, err) || build_flows(s, err) ||
+        loss_build(s, err) || fault_build(s, err))
         goto fail;
     s->link_down = calloc(tl_topo_n_links(t) + 1, 1);
     if (!s->link_down) {

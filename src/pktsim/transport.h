@@ -35,9 +35,11 @@ typedef struct pkt {
     uint8_t hops;
     uint8_t kind, hop; /* hop: index of the channel it is on, along its direction */
     uint8_t is_ce, is_ece;
-    uint8_t sub;   /* subflow index within its connection */
-    uint8_t flags; /* PKF_* */
+    uint8_t sub;    /* subflow index within its connection */
+    uint8_t flags;  /* PKF_* */
+    uint8_t lb_tag; /* the load balancer's tag (an UnoLB slot), echoed by ACK/NACK */
 } pkt;
+_Static_assert(sizeof(pkt) == 64, "a packet fills one cache line");
 
 /* One subflow of a connection: its own congestion control, load-balancer
  * entropy and path (a single-path transport has one). Engine-owned. */
@@ -93,6 +95,7 @@ void tl_transport_names(char *buf, size_t n);
 extern const tl_transport_ops tl_transport_gbn;
 extern const tl_transport_ops tl_transport_stripe;
 extern const tl_transport_ops tl_transport_sack;
+extern const tl_transport_ops tl_transport_ec;
 
 /* ---- services (endpoint.c) ---- */
 
@@ -102,6 +105,8 @@ tl_subflow *tp_sub(tl_pktsim *s, uint32_t c, uint32_t j);
 const tl_flow *tp_flow(const tl_pktsim *s, uint32_t c);
 pkt *tp_pkt(const tl_pktsim *s, uint32_t i);
 uint32_t tp_mss(const tl_pktsim *s);
+/* The simulation's knobs (a transport's own: tl_params_table(tp_params(s), table)). */
+const tl_params *tp_params(const tl_pktsim *s);
 /* A data packet of subflow j carrying payload bytes from seq: the load
  * balancer picks its entropy and path, INT is attached if asked for.
  * NONE on failure (the simulation has failed). */
@@ -123,6 +128,9 @@ void tp_cc_ack(tl_pktsim *s, uint32_t c, uint32_t j, const tl_ack_info *a, int64
  * packet sent with ctrl->entropy. */
 void tp_lb_ack(tl_pktsim *s, uint32_t c, const pkt *ctrl, int64_t now);
 void tp_cc_loss(tl_pktsim *s, uint32_t c, uint32_t j, int64_t now);
+/* The transport declared a loss on subflow j (a timeout, a NACK): its load
+ * balancer may move paths (UnoLB, PLB). */
+void tp_lb_loss(tl_pktsim *s, uint32_t c, uint32_t j, int64_t now);
 void tp_cc_cnp(tl_pktsim *s, uint32_t c, uint32_t j, int64_t now);
 /* The receiver has every byte: the flow's FCT is recorded. */
 void tp_rx_done(tl_pktsim *s, uint32_t c, int64_t now);

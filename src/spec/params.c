@@ -92,8 +92,20 @@ static const struct {
 };
 #define N_FIXED (sizeof tables / sizeof *tables)
 
+/* Registered last: pktsim's erasure coding, fault and loss models, then
+ * PARALEON's monitor. */
+static const struct {
+    const tl_param_def *defs;
+    size_t n;
+} late[] = {{tl_ec_knobs, TL_EC_N_KNOBS},
+            {tl_fault_knobs, TL_FAULT_N_KNOBS},
+            {tl_loss_knobs, TL_LOSS_N_KNOBS},
+            {tl_monitor_knobs, TL_MON_N_KNOBS}};
+#define N_LATE (sizeof late / sizeof *late)
+
 /* The t-th table of the registry: the fixed ones, one per CC, the queue
- * policies' (tl_qpolicy_knob_table), then PARALEON's monitor's. */
+ * policies' (tl_qpolicy_knob_table), the load balancers'
+ * (tl_lb_knob_table), then the late ones. */
 static const tl_param_def *table_at(size_t t, size_t *n)
 {
     if (t < N_FIXED) {
@@ -109,11 +121,19 @@ static const tl_param_def *table_at(size_t t, size_t *n)
     t -= tl_cc_count();
     if (t < tl_qpolicy_n_knob_tables())
         return tl_qpolicy_knob_table(t, n);
-    *n = TL_MON_N_KNOBS;
-    return tl_monitor_knobs;
+    t -= tl_qpolicy_n_knob_tables();
+    if (t < tl_lb_n_knob_tables())
+        return tl_lb_knob_table(t, n);
+    t -= tl_lb_n_knob_tables();
+    if (t < N_LATE)
+        *n = late[t].n;
+    return t < N_LATE ? late[t].defs : NULL;
 }
 
-static size_t n_tables(void) { return N_FIXED + tl_cc_count() + tl_qpolicy_n_knob_tables() + 1; }
+static size_t n_tables(void)
+{
+    return N_FIXED + tl_cc_count() + tl_qpolicy_n_knob_tables() + tl_lb_n_knob_tables() + N_LATE;
+}
 
 /* ---- presets: named sets of values, declared by the CCs ---- */
 

@@ -3,7 +3,10 @@
  * load balancer starts from, uno.txt §4.3). */
 #include "../lb.h"
 
-static uint64_t entropy(void *st, uint64_t seq, tl_rng *r) { return tl_rng_u64(r) | 1; }
+static uint64_t entropy(void *st, uint64_t seq, int64_t now, tl_rng *r, uint8_t *tag)
+{
+    return tl_rng_u64(r) | 1;
+}
 
 const tl_lb_ops tl_lb_spray = {
     .name = "spray",

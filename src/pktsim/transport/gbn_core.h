@@ -166,6 +166,7 @@ static inline void gbn_on_ack(tl_pktsim *s, uint32_t c, uint32_t j, gbn_sub *g, 
     if (k->kind == PK_NACK && k->seq >= g->snd_una && k->seq < g->snd_nxt) {
         g->snd_nxt = k->seq; /* go back N */
         tp_cc_loss(s, c, j, now);
+        tp_lb_loss(s, c, j, now);
     }
     if (g->snd_una >= g->hi)
         g->is_rto_armed = 0; /* a pending RTO event finds it done */
@@ -194,6 +195,7 @@ static inline int gbn_rto(tl_pktsim *s, uint32_t c, uint32_t j, gbn_sub *g, int6
     tp_stats(s)->n_timeouts++;
     g->snd_nxt = g->snd_una;
     tp_cc_loss(s, c, j, now);
+    tp_lb_loss(s, c, j, now);
     g->rto_deadline_ps = now + tp_rto_ps(s);
     return GBN_RTO_FIRED;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fifo.h"
 #include "gbn_core.h" /* gbn_cnp: DCQCN's notification point, shared */
 
 /* A growable ring of per-packet slots indexed by packet number. */
@@ -83,25 +84,6 @@ static void slots_free(slots *r)
     free(r->flag);
     free(r->sent_ps);
     memset(r, 0, sizeof *r);
-}
-
-/* A FIFO of fixed-size records in a growable ring. */
-static int fifo_push(void **buf, uint32_t *head, uint32_t *n, uint32_t *cap, size_t size,
-                     const void *rec)
-{
-    if (*n == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 64;
-        char *b = malloc((size_t)nc * size);
-        if (!b)
-            return -1;
-        for (uint32_t i = 0; i < *n; i++)
-            memcpy(b + i * size, (char *)*buf + ((*head + i) & (*cap - 1)) * size, size);
-        free(*buf);
-        *buf = b, *head = 0, *cap = nc;
-    }
-    memcpy((char *)*buf + ((*head + *n) & (*cap - 1)) * size, rec, size);
-    (*n)++;
-    return 0;
 }
 
 static void close_tx(sack *t)
@@ -331,8 +313,10 @@ static void on_timer(tl_pktsim *s, uint32_t c, int64_t now)
         tp_stats(s)->n_timeouts++;
         is_loss = 1;
     }
-    if (is_loss)
+    if (is_loss) {
         tp_cc_loss(s, c, 0, now);
+        tp_lb_loss(s, c, 0, now);
+    }
     arm(s, c, t);
     if (is_loss) {
         tp_ready(s, c);
