@@ -39,10 +39,11 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
         o = *eo;
     else
         tl_engine_opts_init(&o);
-    if (o.is_monitor && strcmp(engine, "pktsim") != 0)
+    if ((o.is_monitor || o.until_ps) && strcmp(engine, "pktsim") != 0)
         return tl_err_set(err, TL_EINVAL,
-                          "--monitor watches the packets of a pktsim run; engine '%s' has none "
-                          "(add --engine pktsim)",
+                          "%s needs a pktsim run; engine '%s' has no packets (add --engine "
+                          "pktsim)",
+                          o.is_monitor ? "--monitor" : "--until",
                           engine);
     char trace[1200];
     if (o.trace_interval_us > 0) {
@@ -85,7 +86,7 @@ int cmd_run(int argc, char **argv)
     int rc = cli_parse(argc, argv, "run",
                        "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
                        "no-passthrough,no-residual,paths,model,no-model,path-pktsim,queue-trace-max,"
-                       "flow-count,max-memory,monitor",
+                       "flow-count,max-memory,monitor,until",
                        &o);
     if (rc)
         return rc;

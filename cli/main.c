@@ -23,7 +23,8 @@ static const struct {
      "tailor run [SCENARIO] -o OUTDIR [--engine pktsim|flowsim|parsimon|m3] [--flows FILE]\n"
      "           [--seed N] [--cc NAME] [--preset NAME] [--set name=value]... [--threads N]\n"
      "           [--cluster] [--no-passthrough] [--no-residual] [--paths N] [--model FILE]\n"
-     "           [--no-model] [--path-pktsim] [--queue-trace-us N] [--monitor] [--quiet]\n"
+     "           [--no-model] [--path-pktsim] [--queue-trace-us N] [--monitor] [--until TIME]\n"
+     "           [--quiet]\n"
      "  Writes OUTDIR/fct.csv (per flow), fct.txt (ns-3 HPCC format), summary.json\n"
      "  (slowdown per size bucket and class) and, for pktsim, links.csv (per directed link).\n"
      "  m3 writes summary.json and paths.csv (the sampled paths); it estimates\n"
@@ -60,7 +61,9 @@ static const struct {
      "  --monitor           pktsim: run PARALEON's runtime monitor (Elastic Sketch per ToR,\n"
      "                      flow states, KL trigger, Eq. (1) metrics; monitor.* knobs) and\n"
      "                      write monitor_fsd.csv, monitor_states.csv, monitor_metrics.csv,\n"
-     "                      monitor_triggers.csv and monitor.png (docs/paraleon.md)\n"},
+     "                      monitor_triggers.csv and monitor.png (docs/paraleon.md)\n"
+     "  --until TIME        pktsim: stop at this simulated time (e.g. 50ms); flows not done\n"
+     "                      are unfinished (needed with fault.* blackholes)\n"},
     {"sweep", cmd_sweep, "p99 slowdown per size bucket for each value of a knob (counterfactuals)",
      "tailor sweep [SCENARIO] --set knob=v1,v2,... [--set knob2=w1,w2,...] [--engine NAME]\n"
      "             [-o OUTDIR] [--set name=value]... [--cc NAME] [--paths N] [--model FILE]\n"

@@ -162,7 +162,9 @@ row "--queue-trace-us infinite"       2 "--queue-trace-us expects"            --
 row "--queue-trace-max zero"          2 "--queue-trace-max expects"           -- run "$S" -o out --queue-trace-max 0
 row "queue trace over its limit"      2 "queues.csv passed --queue-trace-max" -- run "$S" -o out --queue-trace-us 0.01 --queue-trace-max 100KB
 row "--flow-count zero"               2 "--flow-count expects"                -- run "$S" -o out --flow-count 0
-row "--monitor with flowsim"          2 "--monitor watches the packets of a pktsim run" -- run "$S" -o out --engine flowsim --monitor
+row "--monitor with flowsim"          2 "--monitor needs a pktsim run"        -- run "$S" -o out --engine flowsim --monitor
+row "--until zero"                    2 "--until expects a simulated time"    -- run "$S" -o out --until 0
+row "blackholes without --until"      2 "give --until TIME"                   -- run "$S" -o out --set fault.links_down_frac=0.1
 row "--monitor 12-bit light counters" 2 "8- or 16-bit light counters"         -- run "$S" -o out --monitor --set monitor.light_bits=12
 row "--max-memory not a size"         2 "--max-memory expects"                -- inspect "$S" --max-memory lots
 row "--max-memory refuses"            2 "more than the 0.001 GB set by --max-memory" -- run -o out --max-memory 1MB

@@ -60,6 +60,9 @@ typedef struct tl_engine_opts {
     /* pktsim: PARALEON's runtime monitor (--monitor; tailor/tune.h): its
      * monitor_*.csv files and monitor.gp are written with the results */
     int is_monitor;
+    /* pktsim: stop at this simulated time (--until); flows not done by then
+     * are unfinished. 0: run until every flow is done */
+    int64_t until_ps;
     /* engines that can predict again under other knobs (tl_engine_repredict):
      * the knobs a sweep will change, so the run keeps what they need */
     const char *const *swept; /* (n_swept) registered knob names; borrowed until destroy */

@@ -56,6 +56,9 @@ typedef struct tl_engine_spec {
     uint32_t n_paths;
     char model[512];
     int is_no_model, is_path_pktsim;
+    /* pktsim: "until_ns", stop at this simulated time, 0 = when every flow
+     * is done (--until) */
+    int64_t until_ps;
 } tl_engine_spec;
 
 typedef struct tl_scenario {

@@ -40,6 +40,11 @@ static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
     return ferror(q->f) ? TL_EIO : 0;
 }
 
+static int has_blackholes(const tl_params *p)
+{
+    return tl_params_get(p, "fault.wan_blackhole") > 0 || tl_params_get(p, "fault.links_down_frac") > 0;
+}
+
 static int create(tl_engine *e, tl_err *err)
 {
     const tl_world *w = e->w;
@@ -81,8 +86,15 @@ static int run(tl_engine *e, tl_progress *prog, tl_err *err)
     if (!rc && e->o.is_monitor &&
         !(qt->mon = tl_monitor_attach(sim, e->w->topo, &e->w->flows, &e->w->sc.params, err)))
         rc = err->code;
+    int64_t until = e->o.until_ps ? e->o.until_ps : e->w->sc.engine.until_ps;
+    if (!rc && !until && has_blackholes(&e->w->sc.params))
+        rc = tl_err_set(err, TL_EINVAL,
+                        "the scenario blackholes links (fault.*) and routing does not avoid them: "
+                        "flows that keep a dead path never finish; give --until TIME (e.g. "
+                        "--until 50ms) or engine.until_ns to stop there and count them "
+                        "unfinished");
     if (!rc)
-        rc = tl_pktsim_run(sim, 0, prog, err);
+        rc = tl_pktsim_run(sim, until, prog, err);
     if (rc && qt->is_over)
         rc = tl_err_set(err, TL_EINVAL,
                         "queues.csv passed --queue-trace-max %.0f MB at %.6f s of simulated "

@@ -44,7 +44,7 @@ static const struct {
     {"cluster", 1},  {"no-passthrough", 1}, {"no-residual", 1},
     {"no-model", 1}, {"path-pktsim", 1},    {"paths", 2},
     {"model", 2},    {"queue-trace-us", 2}, {"queue-trace-max", 2},
-    {"monitor", 1},
+    {"monitor", 1},  {"until", 2},
 };
 
 int tl_engine_opt_kind(const char *name)
@@ -83,6 +83,12 @@ int tl_engine_opts_set(tl_engine_opts *o, const char *name, const char *value, t
             return tl_err_set(err, TL_EPARSE, "--paths expects 1..10000000 paths, found '%s'",
                               value);
         o->n_paths = (uint32_t)x;
+    } else if (!strcmp(name, "until")) {
+        int64_t ps;
+        if (tl_units_parse_time(value, &ps) != 0 || ps <= 0)
+            return tl_err_set(err, TL_EPARSE,
+                              "--until expects a simulated time > 0 such as 50ms, found '%s'", value);
+        o->until_ps = ps;
     } else if (!strcmp(name, "queue-trace-us")) {
         double us = strtod(value, &end);
         if (*end || end == value || !(us > 0) || !(us <= 1e9))

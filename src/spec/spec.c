@@ -801,7 +801,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
                                        "cluster_wmape", "cluster_load", "paths",
                                        "model",         "no_model",     "path_pktsim",
                                        "passthrough",   "residual",     "cluster_scale",
-                                       NULL};
+                                       "until_ns",      NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -826,6 +826,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     OPT(get_str(c, o, P, "model", e->model, sizeof e->model, 0));
     OPT(get_bool(c, o, P, "no_model", &e->is_no_model));
     OPT(get_bool(c, o, P, "path_pktsim", &e->is_path_pktsim));
+    OPT(get_time(c, o, P, "until_ns", 1000, &e->until_ps, 0));
     return 0;
 }
 
