@@ -10,11 +10,13 @@
 #             tailor with the artifact's recipe): FCT mean and p99, all/intra/inter;
 #   Fig. 11   the 40% mix with inter/intra RTT ratios 8, 32, 128, 512: slowdown;
 #   Fig. 12   the 40% mix with 175 KB intra-DC and 2.24 MB WAN port buffers;
-# then the artifact's matrices beside Uno's htsim fork (bench/uno/compare.sh).
+# then the artifact's matrices beside Uno's htsim fork (bench/uno/compare.sh), and
+# UnoRC's Fig. 9 and 13A-C (bench/uno/failures.sh; FAIL_SEEDS, default 100, about
+# 3 minutes).
 # Schemes: uno (UnoCC + ECMP, tailor's defaults), gemini (preset gemini.fig10 in the
 # mixes, as the artifact's Fig. 10-12 scripts), mprdma-bbr. FCTs are
 # taken at the sender, as the artifact measures them (bench/uno/sender_fct.sh).
-#   bench/uno.sh [OUTDIR] [BUILD]     (defaults: out/uno, build; about 1 minute)
+#   bench/uno.sh [OUTDIR] [BUILD]     (defaults: out/uno, build; about 4 minutes)
 # PAPER_MIX=1 adds Fig. 10 with the workloads the paper names (web search intra-DC,
 # Alibaba WAN inter-DC; the artifact's files use others): 6 runs of about 1-2 minutes.
 # Needs tailor and bench_uno (cmake --build BUILD --target tailor bench_uno) and
@@ -200,4 +202,7 @@ for c in tm500 mix40; do
         sh "$ROOT/bench/uno/compare.sh" "$BUILD" "$c" "$s"
     done
 done
+echo
+echo "== UnoRC: Fig. 9 and 13A-C (bench/uno/failures.sh, ${FAIL_SEEDS:-100} seeds per scheme)"
+sh "$ROOT/bench/uno/failures.sh" "$OUT/failures" "$BUILD" "${FAIL_SEEDS:-100}"
 echo "time series, runs and plots in $OUT/ (incast-CASE.dat: t_ms, 8 rates, queue KB, 8 windows KB)"

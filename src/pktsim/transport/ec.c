@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fifo.h"
+#include "sr_core.h"
 #include "gbn_core.h" /* gbn_cnp */
 
 enum { DATA, PARITY, SCOPE, WAIT, RESEND_ALL, N_KNOBS };
@@ -186,17 +186,8 @@ static uint32_t pull(tl_pktsim *s, uint32_t c, int64_t now, int64_t *wake)
     }
     uint32_t p = is_retx ? t->retx[t->retx_head & (t->retx_cap - 1)] : t->nxt;
     uint32_t mss = tp_mss(s);
-    if (t->in_flight + mss > sf->io.cwnd_bytes && t->in_flight) {
-        *wake = TL_PULL_BLOCKED;
+    if (!sr_may_send(sf, t->in_flight, mss, t->last_wire, t->last_send_ps, now, wake))
         return TL_NO_PKT;
-    }
-    if (t->last_wire && sf->io.rate_bps && sf->io.rate_bps < sf->io.line_bps) {
-        int64_t next = t->last_send_ps + tl_tx_time_ps(t->last_wire, sf->io.rate_bps);
-        if (next > now) {
-            *wake = next;
-            return TL_NO_PKT;
-        }
-    }
     sent_rec rec = {p, now};
     if (fifo_push((void **)&t->fifo, &t->fifo_head, &t->fifo_n, &t->fifo_cap, sizeof rec, &rec)) {
         tp_fail_nomem(s);
@@ -381,7 +372,7 @@ static void on_ctrl(tl_pktsim *s, uint32_t i, int64_t now)
             forget(t, p, mss);
             t->tx[p] = TX_ACKED;
         }
-        if (k->seq & 1)
+        if ((k->seq & 1) && p < t->n_pkts)
             block_done(s, c, t, p / t->n);
         for (; t->tx_cum < (k->seq >> 1) && t->tx_cum < t->n_blocks; t->tx_cum++)
             block_done(s, c, t, t->tx_cum);

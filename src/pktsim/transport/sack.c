@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fifo.h"
+#include "sr_core.h"
 #include "gbn_core.h" /* gbn_cnp: DCQCN's notification point, shared */
 
 /* A growable ring of per-packet slots indexed by packet number. */
@@ -143,17 +143,8 @@ static uint32_t pull(tl_pktsim *s, uint32_t c, int64_t now, int64_t *wake)
     }
     uint32_t p = is_retx ? t->retx[t->retx_head & (t->retx_cap - 1)] : t->nxt;
     uint32_t payload = payload_of(s, c, p);
-    if (t->in_flight + payload > sf->io.cwnd_bytes && t->in_flight) {
-        *wake = TL_PULL_BLOCKED;
+    if (!sr_may_send(sf, t->in_flight, payload, t->last_wire, t->last_send_ps, now, wake))
         return TL_NO_PKT;
-    }
-    if (t->last_wire && sf->io.rate_bps && sf->io.rate_bps < sf->io.line_bps) {
-        int64_t next = t->last_send_ps + tl_tx_time_ps(t->last_wire, sf->io.rate_bps);
-        if (next > now) {
-            *wake = next;
-            return TL_NO_PKT;
-        }
-    }
     sent_rec rec = {p, now};
     if ((!is_retx && slots_fit(&t->tx, t->una, p, 1)) ||
         fifo_push((void **)&t->fifo, &t->fifo_head, &t->fifo_n, &t->fifo_cap, sizeof rec, &rec)) {
