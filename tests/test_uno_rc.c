@@ -118,8 +118,8 @@ static void ec_blocks(void **state)
     }
 }
 
-/* Padding and scope: a flow is sent as whole blocks of full packets; with
- * ec.scope 0 a flow inside one DC carries no parity. */
+/* Padding and scope: a flow is sent as whole blocks of full packets, (8, 2)
+ * or (10, 2); with ec.scope 0 a flow inside one DC carries no parity. */
 static void ec_padding_and_scope(void **state)
 {
     static const uint64_t sizes[] = {1, 8 * 4096, 8 * 4096 + 1, 1000000};
@@ -134,6 +134,19 @@ static void ec_padding_and_scope(void **state)
         assert_int_equal(st.n_data_pkts, blocks * 10);
         assert_int_equal(st.bytes_parity + st.bytes_sent, blocks * 10 * 4096);
         assert_int_equal(st.bytes_delivered, sizes[i]);
+        tl_pktsim_destroy(s);
+        tl_world_fini(&w);
+    }
+    { /* (10, 2) */
+        tl_world w;
+        make_world(&w, 1, 1, 1000000, "ec", "ecmp", "\"ec\": {\"data_pkts\": 10}");
+        tl_pktsim *s = make(&w);
+        run(s, 0);
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(s, &st);
+        uint64_t blocks = (1000000 + 10 * 4096 - 1) / (10 * 4096);
+        assert_int_equal(st.n_data_pkts, blocks * 12);
+        assert_int_equal(st.bytes_delivered, 1000000);
         tl_pktsim_destroy(s);
         tl_world_fini(&w);
     }

@@ -72,4 +72,31 @@ int tl_monitor_save(const tl_monitor *m, const char *dir, tl_err *err);
  * flow-size-distribution accuracy, docs/paraleon.md), per scheme. */
 void tl_monitor_accuracy(const tl_monitor *m, double *paraleon, double *naive, double *netflow);
 
+/* ---- the search (paraleon.txt §III-C, Algorithm 1; src/tune/anneal.c) ---- */
+
+typedef struct tl_anneal_cfg {
+    double t0, t_final, cooling; /* temperature schedule (Table III: 90, 10, 0.85) */
+    int iters_per_temp;          /* settings tried per temperature (Table III: 20) */
+    double eta;                  /* most a knob follows the dominant type (Table III: 0.8) */
+    double step_frac;            /* s_p as a share of the knob's default (0.25) */
+    int is_guided;               /* 1: PARALEON's guided moves; 0: naive SA (either way) */
+} tl_anneal_cfg;
+void tl_anneal_cfg_default(tl_anneal_cfg *c);
+
+typedef struct tl_anneal tl_anneal;
+/* A search over the n registered knobs named (each must have a throughput-
+ * or delay-friendly direction), starting from their values in start.
+ * ERANGE for a schedule that never ends. */
+tl_anneal *tl_anneal_create(const tl_anneal_cfg *cfg, const char *const *knobs, size_t n,
+                            const tl_params *start, uint64_t seed, tl_err *err);
+void tl_anneal_destroy(tl_anneal *a);
+/* Reports the utility measured with the setting handed out last (NAN: none
+ * measured, e.g. the first call) and the elephant share of the active flows;
+ * writes the next setting (n values, knob order) to next. Returns 1 while
+ * searching, 0 once the schedule has ended (next is then the best). */
+int tl_anneal_step(tl_anneal *a, double util, double p_elephant, double *next);
+/* The best setting so far and its utility. */
+const double *tl_anneal_best(const tl_anneal *a, double *best_util);
+double tl_anneal_temperature(const tl_anneal *a);
+
 #endif

@@ -1,0 +1,181 @@
+/* PARALEON's simulated annealing (paraleon.txt §III-C, Algorithm 1), pure:
+ * the caller measures the utility of each setting it is handed and reports
+ * it with the network's elephant share; the search answers with the next
+ * setting. Knobs move from the current solution (the last accepted one):
+ *   - guided (PARALEON): each knob moves in the dominant flow type's
+ *     friendly direction (elephants: throughput-friendly; mice: delay-
+ *     friendly, from the registry's direction) with probability
+ *     min(mu, eta), mu the dominant type's share, else the other way;
+ *   - naive: each knob moves either way with probability 1/2.
+ * Every move is s_p x rand(0.5, 1), s_p = anneal step fraction x the knob's
+ * scale (its default, or a thousandth of its range when the default is 0;
+ * 1 for flags and small integers), clamped to the knob's range and rounded
+ * for integer knobs. Acceptance is Metropolis on the utility at the
+ * temperature, which falls by the cooling rate every iters_per_temp
+ * settings until it is at or below the final one. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/rng.h"
+#include "tailor/tune.h"
+
+struct tl_anneal {
+    tl_anneal_cfg cfg;
+    size_t n;
+    int *idx;      /* registry indices of the searched knobs */
+    double *lo, *hi, *step, *cur, *cand, *best;
+    int *is_int, *up_tp; /* raising favours throughput (1) or low delay (0) */
+    double cur_util, best_util, temp;
+    int iter, is_started, is_done;
+    tl_rng rng;
+};
+
+void tl_anneal_cfg_default(tl_anneal_cfg *c)
+{
+    /* paraleon.txt Table III */
+    c->t0 = 90;
+    c->t_final = 10;
+    c->cooling = 0.85;
+    c->iters_per_temp = 20;
+    c->eta = 0.8;
+    c->step_frac = 0.25;
+    c->is_guided = 1;
+}
+
+void tl_anneal_destroy(tl_anneal *a)
+{
+    if (!a)
+        return;
+    free(a->idx), free(a->lo), free(a->hi), free(a->step), free(a->cur), free(a->cand);
+    free(a->best), free(a->is_int), free(a->up_tp);
+    free(a);
+}
+
+tl_anneal *tl_anneal_create(const tl_anneal_cfg *cfg, const char *const *knobs, size_t n,
+                            const tl_params *start, uint64_t seed, tl_err *err)
+{
+    if (!(cfg->t0 > cfg->t_final && cfg->t_final > 0 && cfg->cooling > 0 && cfg->cooling < 1 &&
+          cfg->iters_per_temp > 0)) {
+        tl_err_set(err, TL_ERANGE,
+                   "anneal: the temperature must fall from t0 %g to t_final %g > 0 by a cooling "
+                   "rate in (0, 1) (found %g) with at least one setting per temperature (found "
+                   "%d): otherwise the search never ends",
+                   cfg->t0, cfg->t_final, cfg->cooling, cfg->iters_per_temp);
+        return NULL;
+    }
+    if (!(cfg->eta >= 0 && cfg->eta <= 1 && cfg->step_frac > 0)) {
+        tl_err_set(err, TL_ERANGE, "anneal: eta must be in [0, 1] and the step fraction > 0, "
+                                   "found %g and %g",
+                   cfg->eta, cfg->step_frac);
+        return NULL;
+    }
+    tl_anneal *a = calloc(1, sizeof *a);
+    if (!a) {
+        tl_err_nomem(err);
+        return NULL;
+    }
+    a->cfg = *cfg;
+    a->n = n;
+    size_t m = n ? n : 1;
+    a->idx = calloc(m, sizeof *a->idx);
+    a->is_int = calloc(m, sizeof *a->is_int);
+    a->up_tp = calloc(m, sizeof *a->up_tp);
+    double **arr[] = {&a->lo, &a->hi, &a->step, &a->cur, &a->cand, &a->best};
+    for (size_t k = 0; k < sizeof arr / sizeof *arr; k++)
+        *arr[k] = calloc(m, sizeof(double));
+    if (!a->idx || !a->is_int || !a->up_tp || !a->best || !a->cand || !a->cur || !a->step ||
+        !a->hi || !a->lo) {
+        tl_anneal_destroy(a);
+        tl_err_nomem(err);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int id = tl_params_find(knobs[i]);
+        const tl_param_def *d = id >= 0 ? tl_params_def((size_t)id) : NULL;
+        if (!d || d->dir == TL_DIR_NEUTRAL) {
+            if (!d)
+                tl_err_set(err, TL_EINVAL, "anneal: unknown knob '%s'", knobs[i]);
+            else
+                tl_err_set(err, TL_EINVAL,
+                           "anneal: knob '%s' has no throughput- or delay-friendly direction in "
+                           "the registry, so a guided search cannot move it",
+                           knobs[i]);
+            tl_anneal_destroy(a);
+            return NULL;
+        }
+        a->idx[i] = id;
+        a->lo[i] = d->min;
+        a->hi[i] = d->max;
+        a->is_int[i] = d->is_integer;
+        a->up_tp[i] = d->dir == TL_DIR_UP_THROUGHPUT;
+        double scale = fabs(d->def) > 0 ? fabs(d->def) : (d->max - d->min) * 1e-3;
+        a->step[i] = cfg->step_frac * scale;
+        if (d->is_integer && a->step[i] < 1)
+            a->step[i] = 1;
+        a->cur[i] = a->cand[i] = a->best[i] = tl_params_get(start, d->name);
+    }
+    a->temp = cfg->t0;
+    a->cur_util = a->best_util = -INFINITY;
+    tl_rng_init(&a->rng, seed, "anneal", 0);
+    return a;
+}
+
+/* The next candidate, moved from the current solution. */
+static void mutate(tl_anneal *a, double p_elephant)
+{
+    int is_tp = p_elephant >= 0.5; /* the dominant flow type */
+    double mu = is_tp ? p_elephant : 1 - p_elephant;
+    double p_dom = a->cfg.is_guided ? fmin(mu, a->cfg.eta) : 0.5;
+    for (size_t i = 0; i < a->n; i++) {
+        double s = a->step[i] * (0.5 + 0.5 * tl_rng_uniform(&a->rng));
+        int is_dom = tl_rng_uniform(&a->rng) < p_dom;
+        int is_toward_tp = is_dom ? is_tp : !is_tp;
+        int is_up = is_toward_tp == a->up_tp[i];
+        double v = a->cur[i] + (is_up ? s : -s);
+        if (a->is_int[i])
+            v = is_up ? ceil(v) : floor(v);
+        a->cand[i] = fmin(a->hi[i], fmax(a->lo[i], v));
+    }
+}
+
+int tl_anneal_step(tl_anneal *a, double util, double p_elephant, double *next)
+{
+    if (a->is_done) {
+        memcpy(next, a->best, a->n * sizeof *next);
+        return 0;
+    }
+    /* Algorithm 1, lines 5-13: the setting measured is the candidate */
+    if (!isnan(util)) {
+        double r = tl_rng_uniform(&a->rng);
+        if (util > a->cur_util || exp((util - a->cur_util) / a->temp) > r) {
+            a->cur_util = util;
+            memcpy(a->cur, a->cand, a->n * sizeof *a->cur);
+        }
+        if (a->cur_util > a->best_util) {
+            a->best_util = a->cur_util;
+            memcpy(a->best, a->cur, a->n * sizeof *a->best);
+        }
+    }
+    if (++a->iter >= a->cfg.iters_per_temp) { /* line 25 */
+        a->iter = 0;
+        a->temp *= a->cfg.cooling;
+        if (a->temp <= a->cfg.t_final) {
+            a->is_done = 1;
+            memcpy(next, a->best, a->n * sizeof *next);
+            return 0;
+        }
+    }
+    mutate(a, isnan(p_elephant) ? 0.5 : p_elephant); /* lines 14-22 */
+    memcpy(next, a->cand, a->n * sizeof *next);
+    return 1;
+}
+
+const double *tl_anneal_best(const tl_anneal *a, double *best_util)
+{
+    if (best_util)
+        *best_util = a->best_util;
+    return a->best;
+}
+
+double tl_anneal_temperature(const tl_anneal *a) { return a->temp; }

@@ -1,0 +1,182 @@
+/* PARALEON's simulated annealing (issue 48, paraleon.txt Algorithm 1): moves
+ * stay inside the registry's ranges, guided moves follow the dominant flow
+ * type when mu = eta = 1, the schedule of Table III ends after its 14
+ * temperatures x 20 settings, a schedule that never ends and knobs without a
+ * direction are refused, and a seed gives one trajectory. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/rng.h"
+#include "tailor/tune.h"
+#include "testutil.h"
+
+static const char *const knobs[] = {
+    "switch.kmin_bytes_per_gbps", "switch.kmax_bytes_per_gbps", "switch.pmax",
+    "dcqcn.ai_rate_bps",          "dcqcn.hai_rate_bps",         "dcqcn.rpg_time_reset_ps",
+    "dcqcn.rpg_byte_reset_bytes", "dcqcn.rpg_gd",               "dcqcn.min_time_between_cnps_ps",
+    "dcqcn.clamp_tgt_rate",
+};
+#define N_KNOBS (sizeof knobs / sizeof *knobs)
+
+static tl_anneal *make(const tl_anneal_cfg *cfg, tl_params *p, uint64_t seed)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    assert_int_equal(tl_params_init(p, &err), 0);
+    tl_anneal *a = tl_anneal_create(cfg, knobs, N_KNOBS, p, seed, &err);
+    if (!a)
+        fail_msg("create: %s", err.msg);
+    return a;
+}
+
+/* Random utilities and flow mixes over the whole schedule: every setting
+ * handed out is inside every knob's range, integer knobs stay integers, and
+ * Table III's schedule hands out 279 settings after the start. */
+static void stays_in_range(void **state)
+{
+    tl_anneal_cfg cfg;
+    tl_anneal_cfg_default(&cfg);
+    cfg.step_frac = 3; /* big steps: the ranges' ends are reached */
+    tl_params p;
+    tl_anneal *a = make(&cfg, &p, 1);
+    tl_rng r;
+    tl_rng_init(&r, 5, "test", 0);
+    double next[N_KNOBS];
+    int n = 0, hits = 0;
+    double util = NAN;
+    while (tl_anneal_step(a, util, tl_rng_uniform(&r), next)) {
+        n++;
+        for (size_t i = 0; i < N_KNOBS; i++) {
+            const tl_param_def *d = tl_params_def((size_t)tl_params_find(knobs[i]));
+            if (next[i] < d->min || next[i] > d->max)
+                fail_msg("%s = %g outside [%g, %g]", d->name, next[i], d->min, d->max);
+            if (d->is_integer)
+                assert_true(next[i] == floor(next[i]));
+            hits += next[i] == d->min || next[i] == d->max;
+        }
+        util = tl_rng_uniform(&r);
+    }
+    assert_int_equal(n, 14 * 20 - 1);
+    assert_true(hits > 0);
+    double best;
+    tl_anneal_best(a, &best);
+    assert_true(best > 0.9); /* the best of 279 uniform draws, accepted or not */
+    tl_anneal_destroy(a);
+    tl_params_fini(&p);
+}
+
+/* mu = 1 (all elephants) and eta = 1: each candidate moves every knob the
+ * throughput-friendly way from the last accepted setting (every setting is
+ * accepted here: the utility only rises); all mice: the delay-friendly way. */
+static void guided_moves_follow_the_dominant_type(void **state)
+{
+    for (int elephants = 0; elephants < 2; elephants++) {
+        tl_anneal_cfg cfg;
+        tl_anneal_cfg_default(&cfg);
+        cfg.eta = 1;
+        tl_params p;
+        tl_anneal *a = make(&cfg, &p, 2);
+        double prev[N_KNOBS], next[N_KNOBS];
+        for (size_t i = 0; i < N_KNOBS; i++)
+            prev[i] = tl_params_get(&p, knobs[i]);
+        double util = NAN;
+        for (int k = 0; k < 60 && tl_anneal_step(a, util, elephants, next); k++) {
+            for (size_t i = 0; i < N_KNOBS; i++) {
+                const tl_param_def *d = tl_params_def((size_t)tl_params_find(knobs[i]));
+                int up_tp = d->dir == TL_DIR_UP_THROUGHPUT;
+                int want_up = up_tp == elephants;
+                if (want_up ? next[i] < prev[i] : next[i] > prev[i])
+                    fail_msg("%s moved %g -> %g against the %s", d->name, prev[i], next[i],
+                             elephants ? "elephants" : "mice");
+                if (want_up ? next[i] == prev[i] && next[i] < d->max
+                            : next[i] == prev[i] && next[i] > d->min)
+                    fail_msg("%s did not move from %g", d->name, prev[i]);
+            }
+            memcpy(prev, next, sizeof prev);
+            util = k; /* rising: every candidate is accepted */
+        }
+        tl_anneal_destroy(a);
+        tl_params_fini(&p);
+    }
+}
+
+/* The naive search moves both ways even with all elephants. */
+static void naive_moves_both_ways(void **state)
+{
+    tl_anneal_cfg cfg;
+    tl_anneal_cfg_default(&cfg);
+    cfg.is_guided = 0;
+    tl_params p;
+    tl_anneal *a = make(&cfg, &p, 3);
+    double prev = tl_params_get(&p, "dcqcn.ai_rate_bps"), next[N_KNOBS];
+    int up = 0, down = 0;
+    for (int k = 0; k < 100 && tl_anneal_step(a, k, 1, next); k++) {
+        up += next[3] > prev;
+        down += next[3] < prev;
+        prev = next[3];
+    }
+    assert_true(up > 20 && down > 20);
+    tl_anneal_destroy(a);
+    tl_params_fini(&p);
+}
+
+/* A seed gives one trajectory; another seed another. */
+static void deterministic(void **state)
+{
+    double traj[3][40][N_KNOBS];
+    for (int run = 0; run < 3; run++) {
+        tl_anneal_cfg cfg;
+        tl_anneal_cfg_default(&cfg);
+        tl_params p;
+        tl_anneal *a = make(&cfg, &p, run < 2 ? 7 : 8);
+        double util = NAN;
+        for (int k = 0; k < 40; k++) {
+            tl_anneal_step(a, util, 0.3, traj[run][k]);
+            util = sin(k);
+        }
+        tl_anneal_destroy(a);
+        tl_params_fini(&p);
+    }
+    assert_memory_equal(traj[0], traj[1], sizeof traj[0]);
+    assert_memory_not_equal(traj[0], traj[2], sizeof traj[0]);
+}
+
+/* Located errors before any search: a schedule that never ends, a knob the
+ * registry lacks or one without a direction. */
+static void bad_configurations(void **state)
+{
+    tl_params p;
+    tl_err err;
+    tl_err_clear(&err);
+    assert_int_equal(tl_params_init(&p, &err), 0);
+    tl_anneal_cfg cfg;
+    tl_anneal_cfg_default(&cfg);
+    cfg.cooling = 1;
+    assert_null(tl_anneal_create(&cfg, knobs, N_KNOBS, &p, 1, &err));
+    tu_check_err("cooling 1", &err, TL_ERANGE, "never ends", NULL);
+    tl_anneal_cfg_default(&cfg);
+    cfg.t_final = 0;
+    assert_null(tl_anneal_create(&cfg, knobs, N_KNOBS, &p, 1, &err));
+    tu_check_err("final temperature 0", &err, TL_ERANGE, "never ends", NULL);
+    tl_anneal_cfg_default(&cfg);
+    const char *bad[] = {"dcqcn.ai_rate"};
+    assert_null(tl_anneal_create(&cfg, bad, 1, &p, 1, &err));
+    tu_check_err("unknown knob", &err, TL_EINVAL, "dcqcn.ai_rate", NULL);
+    const char *neutral[] = {"dcqcn.dce_tcp_rtt_ps"};
+    assert_null(tl_anneal_create(&cfg, neutral, 1, &p, 1, &err));
+    tu_check_err("neutral knob", &err, TL_EINVAL, "no throughput- or delay-friendly", NULL);
+    tl_params_fini(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stays_in_range),
+        cmocka_unit_test(guided_moves_follow_the_dominant_type),
+        cmocka_unit_test(naive_moves_both_ways),
+        cmocka_unit_test(deterministic),
+        cmocka_unit_test(bad_configurations),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
