@@ -39,11 +39,11 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
         o = *eo;
     else
         tl_engine_opts_init(&o);
-    if ((o.is_monitor || o.until_ps) && strcmp(engine, "pktsim") != 0)
+    if ((o.is_monitor || o.until_ps || o.is_tune) && strcmp(engine, "pktsim") != 0)
         return tl_err_set(err, TL_EINVAL,
                           "%s needs a pktsim run; engine '%s' has no packets (add --engine "
                           "pktsim)",
-                          o.is_monitor ? "--monitor" : "--until",
+                          o.is_monitor ? "--monitor" : o.is_tune ? "--tune" : "--until",
                           engine);
     char trace[1200];
     if (o.trace_interval_us > 0) {
@@ -58,7 +58,7 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
     rc = e ? tl_engine_run(e, prog, err) : err->code;
     if (!rc)
         rc = tl_engine_save(e, dir, &sum, err);
-    if (!rc && o.is_monitor && cli_gnuplot("monitor.gp", NULL, dir) != 0) {
+    if (!rc && (o.is_monitor || o.is_tune) && cli_gnuplot("monitor.gp", NULL, dir) != 0) {
         char png[1300];
         snprintf(png, sizeof png, "%s/monitor.png", dir);
         unlink(png); /* a failed gnuplot may leave a partial image */
@@ -86,7 +86,7 @@ int cmd_run(int argc, char **argv)
     int rc = cli_parse(argc, argv, "run",
                        "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
                        "no-passthrough,no-residual,paths,model,no-model,path-pktsim,queue-trace-max,"
-                       "flow-count,max-memory,monitor,until",
+                       "flow-count,max-memory,monitor,until,tune",
                        &o);
     if (rc)
         return rc;

@@ -23,8 +23,8 @@ static const struct {
      "tailor run [SCENARIO] -o OUTDIR [--engine pktsim|flowsim|parsimon|m3] [--flows FILE]\n"
      "           [--seed N] [--cc NAME] [--preset NAME] [--set name=value]... [--threads N]\n"
      "           [--cluster] [--no-passthrough] [--no-residual] [--paths N] [--model FILE]\n"
-     "           [--no-model] [--path-pktsim] [--queue-trace-us N] [--monitor] [--until TIME]\n"
-     "           [--quiet]\n"
+     "           [--no-model] [--path-pktsim] [--queue-trace-us N] [--monitor] [--tune]\n"
+     "           [--until TIME] [--quiet]\n"
      "  Writes OUTDIR/fct.csv (per flow), fct.txt (ns-3 HPCC format), summary.json\n"
      "  (slowdown per size bucket and class) and, for pktsim, links.csv (per directed link).\n"
      "  m3 writes summary.json and paths.csv (the sampled paths); it estimates\n"
@@ -62,6 +62,9 @@ static const struct {
      "                      flow states, KL trigger, Eq. (1) metrics; monitor.* knobs) and\n"
      "                      write monitor_fsd.csv, monitor_states.csv, monitor_metrics.csv,\n"
      "                      monitor_triggers.csv and monitor.png (docs/paraleon.md)\n"
+     "  --tune              pktsim: PARALEON's closed loop (implies --monitor): anneals\n"
+     "                      Table I's DCQCN knobs while the run goes; writes\n"
+     "                      tune_trajectory.csv and tune_setting.json (docs/paraleon.md)\n"
      "  --until TIME        pktsim: stop at this simulated time (e.g. 50ms); flows not done\n"
      "                      are unfinished (needed with fault.* blackholes)\n"},
     {"sweep", cmd_sweep, "p99 slowdown per size bucket for each value of a knob (counterfactuals)",

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tailor/pktsim.h"
 #include "tailor/rng.h"
 #include "tailor/tune.h"
+#include "tailor/world.h"
 #include "testutil.h"
 
 static const char *const knobs[] = {
@@ -169,6 +171,98 @@ static void bad_configurations(void **state)
     tl_params_fini(&p);
 }
 
+/* ---- the closed loop in pktsim ---- */
+
+typedef struct loop {
+    tl_world w;
+    tl_pktsim *s;
+    tl_monitor *m;
+    tl_tuner *t;
+} loop;
+
+static void loop_start(loop *l)
+{
+    tu_world_make(&l->w, "{\"seed\": 6, \"topology\": {\"type\": \"leaf_spine\", \"leaves\": 2, "
+                         "\"spines\": 2, \"hosts_per_leaf\": 4, \"host_link_bps\": \"100Gbps\", "
+                         "\"fabric_link_bps\": \"100Gbps\", \"link_delay_ns\": 1000}, \"workload\": "
+                         "{\"flows\": 600, \"classes\": [{\"sizes\": {\"cdf\": \"fb-hadoop\"}, "
+                         "\"spatial\": {\"type\": \"uniform\"}, \"load\": {\"max_link_load\": "
+                         "0.6}}]}, \"transport\": {\"cc\": \"dcqcn\", \"monitor\": {\"interval_ps\": "
+                         "\"50us\", \"warmup\": 3, \"min_flows\": 1}}}");
+    tl_err err;
+    tl_err_clear(&err);
+    l->s = tl_pktsim_create(l->w.topo, l->w.routes, &l->w.flows, &l->w.sc.params, "dcqcn", 6,
+                            &err);
+    assert_non_null(l->s);
+    l->m = tl_monitor_attach(l->s, l->w.topo, &l->w.flows, &l->w.sc.params, &err);
+    assert_non_null(l->m);
+    tl_anneal_cfg cfg;
+    tl_anneal_cfg_default(&cfg);
+    l->t = tl_tuner_attach(l->s, l->m, tl_tune_table1_knobs, tl_tune_n_table1_knobs,
+                           &l->w.sc.params, &cfg, 6, &err);
+    if (!l->t)
+        fail_msg("tuner: %s", err.msg);
+}
+
+static void loop_end(loop *l)
+{
+    tl_tuner_destroy(l->t);
+    tl_monitor_destroy(l->m);
+    tl_pktsim_destroy(l->s);
+    tl_world_fini(&l->w);
+}
+
+/* The loop starts searching once the monitor has its reference (after the
+ * warm-up), changes knobs only at interval boundaries (halfway through an
+ * interval the values in force are the ones its boundary dispatched), keeps
+ * them in range, and a seed gives one run. */
+static void closed_loop(void **state)
+{
+    loop a, b;
+    loop_start(&a);
+    tl_err err;
+    tl_err_clear(&err);
+    size_t nr = 0, w;
+    for (int64_t t = 75000000;; t += 50000000) { /* halfway through each interval */
+        assert_int_equal(tl_pktsim_run(a.s, t, NULL, &err), 0);
+        const double *rows = tl_tuner_trajectory(a.t, &nr, &w);
+        const tl_params *cur = tl_tuner_setting(a.t, NULL, NULL);
+        if (nr)
+            for (size_t i = 0; i < tl_tune_n_table1_knobs; i++)
+                assert_true(rows[(nr - 1) * w + 5 + i] ==
+                            tl_params_get(cur, tl_tune_table1_knobs[i]));
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(a.s, &st);
+        if (st.n_flows_done == a.w.flows.n)
+            break;
+    }
+    const double *rows = tl_tuner_trajectory(a.t, &nr, &w);
+    assert_true(nr > 5);
+    assert_true(rows[0 * w + 1] == 0 && rows[1 * w + 1] == 0); /* warm-up: idle */
+    int n_search = 0, n_moves = 0;
+    for (size_t r = 0; r < nr; r++) {
+        n_search += rows[r * w + 1] == 1;
+        for (size_t i = 0; i < tl_tune_n_table1_knobs; i++) {
+            const tl_param_def *d = tl_params_def((size_t)tl_params_find(tl_tune_table1_knobs[i]));
+            double v = rows[r * w + 5 + i];
+            assert_true(v >= d->min && v <= d->max);
+            n_moves += r > 0 && v != rows[(r - 1) * w + 5 + i];
+        }
+    }
+    assert_true(n_search > 0 && n_moves > 0);
+    /* the same run again, in one go */
+    loop_start(&b);
+    assert_int_equal(tl_pktsim_run(b.s, 0, NULL, &err), 0);
+    size_t nb;
+    const double *rb = tl_tuner_trajectory(b.t, &nb, &w);
+    assert_int_equal(nb, nr);
+    assert_memory_equal(rb, rows, nr * w * sizeof *rows);
+    for (size_t f = 0; f < a.w.flows.n; f++)
+        assert_int_equal(tl_pktsim_results(a.s)[f].fct_ps, tl_pktsim_results(b.s)[f].fct_ps);
+    loop_end(&a);
+    loop_end(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +271,7 @@ int main(void)
         cmocka_unit_test(naive_moves_both_ways),
         cmocka_unit_test(deterministic),
         cmocka_unit_test(bad_configurations),
+        cmocka_unit_test(closed_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,6 +60,9 @@ typedef struct tl_engine_opts {
     /* pktsim: PARALEON's runtime monitor (--monitor; tailor/tune.h): its
      * monitor_*.csv files and monitor.gp are written with the results */
     int is_monitor;
+    /* pktsim: PARALEON's closed loop over Table I's knobs (--tune; implies
+     * the monitor): tune_trajectory.csv and tune_setting.json too */
+    int is_tune;
     /* pktsim: stop at this simulated time (--until); flows not done by then
      * are unfinished. 0: run until every flow is done */
     int64_t until_ps;

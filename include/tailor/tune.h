@@ -99,4 +99,26 @@ int tl_anneal_step(tl_anneal *a, double util, double p_elephant, double *next);
 const double *tl_anneal_best(const tl_anneal *a, double *best_util);
 double tl_anneal_temperature(const tl_anneal *a);
 
+/* ---- the closed loop (src/tune/tuner.c) ---- */
+
+/* Table I's knobs, the expert's set (paraleon.txt): what --tune searches. */
+extern const char *const tl_tune_table1_knobs[];
+extern const size_t tl_tune_n_table1_knobs;
+
+typedef struct tl_tuner tl_tuner;
+/* Tunes the n knobs (names borrowed) of pktsim run s by PARALEON's loop over
+ * monitor m (attached first), starting from their values in p. */
+tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
+                          const tl_params *p, const tl_anneal_cfg *cfg, uint64_t seed,
+                          tl_err *err);
+void tl_tuner_destroy(tl_tuner *t);
+/* Per interval: t_ms, state (0 idle, 1 searching), U, temperature, elephant
+ * share, then the n knob values in force; *width = 5 + n. */
+const double *tl_tuner_trajectory(const tl_tuner *t, size_t *n_rows, size_t *width);
+/* The values in force now, how many searches ran and how many dispatched
+ * values a rule refused (they kept their old value). */
+const tl_params *tl_tuner_setting(const tl_tuner *t, int *n_searches, uint64_t *n_refused);
+/* tune_trajectory.csv and tune_setting.json under dir. */
+int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err);
+
 #endif

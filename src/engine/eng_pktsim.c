@@ -20,6 +20,7 @@ typedef struct qtrace {
     int is_over;
     int64_t over_ps;
     tl_monitor *mon; /* --monitor, NULL if not asked */
+    tl_tuner *tuner; /* --tune, NULL if not asked */
 } qtrace;
 
 static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
@@ -62,8 +63,10 @@ static int create(tl_engine *e, tl_err *err)
 static void destroy(tl_engine *e)
 {
     tl_pktsim_destroy(e->st);
-    if (e->aux)
+    if (e->aux) {
+        tl_tuner_destroy(((qtrace *)e->aux)->tuner);
         tl_monitor_destroy(((qtrace *)e->aux)->mon);
+    }
     free(e->aux);
 }
 
@@ -83,9 +86,17 @@ static int run(tl_engine *e, tl_progress *prog, tl_err *err)
                                        qt, err);
         }
     }
-    if (!rc && e->o.is_monitor &&
+    if (!rc && (e->o.is_monitor || e->o.is_tune) &&
         !(qt->mon = tl_monitor_attach(sim, e->w->topo, &e->w->flows, &e->w->sc.params, err)))
         rc = err->code;
+    if (!rc && e->o.is_tune) {
+        tl_anneal_cfg cfg;
+        tl_anneal_cfg_default(&cfg);
+        if (!(qt->tuner = tl_tuner_attach(sim, qt->mon, tl_tune_table1_knobs,
+                                          tl_tune_n_table1_knobs, &e->w->sc.params, &cfg,
+                                          e->w->sc.seed, err)))
+            rc = err->code;
+    }
     int64_t until = e->o.until_ps ? e->o.until_ps : e->w->sc.engine.until_ps;
     if (!rc && !until && has_blackholes(&e->w->sc.params))
         rc = tl_err_set(err, TL_EINVAL,
@@ -156,12 +167,17 @@ static int save_links(const tl_engine *e, const char *dir, tl_err *err)
     const qtrace *qt = e->aux;
     if (!rc && qt->mon)
         rc = tl_monitor_save(qt->mon, dir, err);
+    if (!rc && qt->tuner)
+        rc = tl_tuner_save(qt->tuner, dir, err);
     return rc;
 }
 
 static const char *files(const tl_engine *e)
 {
     const qtrace *qt = e->aux;
+    if (qt && qt->tuner)
+        return "fct.csv, fct.txt, summary.json, links.csv, monitor_*.csv, monitor.png, "
+               "tune_trajectory.csv, tune_setting.json";
     if (qt && qt->mon)
         return qt->f ? "fct.csv, fct.txt, summary.json, links.csv, queues.csv, monitor_*.csv, "
                        "monitor.png"
@@ -198,6 +214,19 @@ static void report(const tl_engine *e, char *buf, size_t n)
                  "\nmonitor: %zu intervals, %zu KL triggers; flow-size distribution accuracy "
                  "PARALEON %.3f, naive Elastic Sketch %.3f, NetFlow %s",
                  nr, nt, a[0], a[1], nf);
+    }
+    if (qt && qt->tuner) {
+        int n_searches;
+        uint64_t n_refused;
+        const tl_params *cur = tl_tuner_setting(qt->tuner, &n_searches, &n_refused);
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, "\ntune: %d searches, %llu values refused by a rule; ended on",
+                 n_searches, (unsigned long long)n_refused);
+        for (size_t i = 0; i < tl_tune_n_table1_knobs; i++) {
+            len = strlen(buf);
+            snprintf(buf + len, n - len, " %s=%.4g", tl_tune_table1_knobs[i],
+                     tl_params_get(cur, tl_tune_table1_knobs[i]));
+        }
     }
 }
 

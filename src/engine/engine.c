@@ -44,7 +44,7 @@ static const struct {
     {"cluster", 1},  {"no-passthrough", 1}, {"no-residual", 1},
     {"no-model", 1}, {"path-pktsim", 1},    {"paths", 2},
     {"model", 2},    {"queue-trace-us", 2}, {"queue-trace-max", 2},
-    {"monitor", 1},  {"until", 2},
+    {"monitor", 1},  {"until", 2},         {"tune", 1},
 };
 
 int tl_engine_opt_kind(const char *name)
@@ -69,6 +69,7 @@ int tl_engine_opts_set(tl_engine_opts *o, const char *name, const char *value, t
                 : !strcmp(name, "no-model")       ? &o->is_no_model
                 : !strcmp(name, "path-pktsim")    ? &o->is_path_pktsim
                 : !strcmp(name, "monitor")        ? &o->is_monitor
+                : !strcmp(name, "tune")           ? &o->is_tune
                                                   : NULL;
     if (flag) {
         *flag = 1;

@@ -1,0 +1,241 @@
+/* PARALEON's closed loop (paraleon.txt §III, Algorithm 1) inside a pktsim
+ * run: a run-time control every monitor interval, set after the monitor's,
+ * reads the interval the monitor has just closed. Idle until the monitor
+ * first decides (after its warm-up) or its KL trigger fires; then each
+ * interval hands the search the utility measured with the setting it
+ * dispatched one interval before, and dispatches the next setting to every
+ * NIC and switch (tl_pktsim_set_param: from this instant on). When the
+ * schedule ends the best setting is dispatched, the monitor's reference is
+ * set to the distribution it settled on, and the loop is idle again. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tailor/fileio.h"
+
+#include "monitor_int.h"
+#include "tailor/tune.h"
+
+enum { IDLE, SEARCHING };
+
+const char *const tl_tune_table1_knobs[] = {
+    "dcqcn.ai_rate_bps",         "dcqcn.hai_rate_bps",         "dcqcn.rate_reduce_monitor_period_ps",
+    "dcqcn.min_time_between_cnps_ps", "switch.kmin_bytes_per_gbps", "switch.kmax_bytes_per_gbps",
+    "switch.pmax",
+};
+const size_t tl_tune_n_table1_knobs = sizeof tl_tune_table1_knobs / sizeof *tl_tune_table1_knobs;
+
+struct tl_tuner {
+    tl_pktsim *sim;
+    tl_monitor *mon;
+    const char **knobs; /* borrowed names */
+    size_t n;
+    tl_anneal_cfg cfg;
+    uint64_t seed;
+    tl_params cur; /* the values dispatched */
+    tl_anneal *search;
+    int state, n_searches, is_first_done;
+    double *next;
+    /* trajectory: per interval t_ms, state, util, temperature, p_e, n values */
+    double *rows;
+    size_t n_rows, cap_rows;
+    uint64_t n_refused;
+};
+
+static int dispatch(tl_tuner *t, const double *v)
+{
+    /* A value a rule refuses now (kmax below kmin) may pass once the others
+     * are set; what is still refused keeps its old value. */
+    int is_refused[64] = {0};
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < t->n; i++) {
+            if (pass && !is_refused[i])
+                continue;
+            tl_err err;
+            tl_err_clear(&err);
+            if (tl_params_get(&t->cur, t->knobs[i]) == v[i]) {
+                is_refused[i] = 0;
+                continue;
+            }
+            is_refused[i] = tl_pktsim_set_param(t->sim, t->knobs[i], v[i], &err) != 0;
+            if (!is_refused[i])
+                tl_params_set(&t->cur, t->knobs[i], v[i], NULL);
+        }
+    for (size_t i = 0; i < t->n; i++)
+        t->n_refused += (uint64_t)is_refused[i];
+    return 0;
+}
+
+static int log_row(tl_tuner *t, const tl_monitor_row *r)
+{
+    size_t w = 5 + t->n;
+    if (t->n_rows == t->cap_rows) {
+        size_t cap = t->cap_rows ? 2 * t->cap_rows : 256;
+        double *p = realloc(t->rows, cap * w * sizeof *p);
+        if (!p)
+            return TL_ENOMEM;
+        t->rows = p;
+        t->cap_rows = cap;
+    }
+    double *row = t->rows + t->n_rows++ * w;
+    row[0] = (double)r->t_ps * 1e-9;
+    row[1] = t->state;
+    row[2] = r->u;
+    row[3] = t->search ? tl_anneal_temperature(t->search) : NAN;
+    row[4] = r->p_paraleon;
+    for (size_t i = 0; i < t->n; i++)
+        row[5 + i] = tl_params_get(&t->cur, t->knobs[i]);
+    return 0;
+}
+
+static int step(void *ctx, tl_pktsim *s, int64_t now)
+{
+    tl_tuner *t = ctx;
+    size_t nr;
+    const tl_monitor_row *rows = tl_monitor_rows(t->mon, &nr);
+    if (!nr || rows[nr - 1].t_ps != now)
+        return 0; /* the monitor closed no interval now */
+    const tl_monitor_row *r = &rows[nr - 1];
+    int rc = 0;
+    if (t->state == IDLE && (r->is_trigger || (!t->is_first_done && !isnan(t->mon->ref_p)))) {
+        tl_err err;
+        tl_err_clear(&err);
+        t->search = tl_anneal_create(&t->cfg, t->knobs, t->n, &t->cur,
+                                     t->seed + (uint64_t)t->n_searches, &err);
+        if (!t->search)
+            return err.code;
+        t->state = SEARCHING;
+        t->is_first_done = 1;
+        t->n_searches++;
+        tl_anneal_step(t->search, NAN, r->p_paraleon, t->next);
+        rc = dispatch(t, t->next);
+    } else if (t->state == SEARCHING) {
+        double u = isnan(r->u) ? 0 : r->u; /* an idle interval scores nothing */
+        if (tl_anneal_step(t->search, u, r->p_paraleon, t->next)) {
+            rc = dispatch(t, t->next);
+        } else {
+            rc = dispatch(t, t->next); /* the best */
+            tl_anneal_destroy(t->search);
+            t->search = NULL;
+            t->state = IDLE;
+            tl_monitor_set_reference(t->mon);
+        }
+    }
+    return rc ? rc : log_row(t, r);
+}
+
+tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
+                          const tl_params *p, const tl_anneal_cfg *cfg, uint64_t seed,
+                          tl_err *err)
+{
+    if (n == 0 || n > 64) {
+        tl_err_set(err, TL_ERANGE, "tune: 1 to 64 knobs, found %zu", n);
+        return NULL;
+    }
+    tl_tuner *t = calloc(1, sizeof *t);
+    if (!t) {
+        tl_err_nomem(err);
+        return NULL;
+    }
+    t->sim = s;
+    t->mon = m;
+    t->n = n;
+    t->cfg = *cfg;
+    t->seed = seed;
+    t->knobs = malloc(n * sizeof *t->knobs);
+    t->next = malloc(n * sizeof *t->next);
+    int rc = !t->knobs || !t->next ? tl_err_nomem(err) : tl_params_copy(&t->cur, p, err);
+    if (!rc) {
+        memcpy(t->knobs, knobs, n * sizeof *knobs);
+        /* the search refuses knobs it cannot move: find out before the run */
+        tl_anneal *probe = tl_anneal_create(cfg, knobs, n, p, seed, err);
+        rc = probe ? 0 : err->code;
+        tl_anneal_destroy(probe);
+    }
+    if (!rc)
+        rc = tl_pktsim_set_control(s, m->interval_ps, step, t, err);
+    if (rc) {
+        tl_tuner_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
+void tl_tuner_destroy(tl_tuner *t)
+{
+    if (!t)
+        return;
+    tl_anneal_destroy(t->search);
+    if (t->cur.v)
+        tl_params_fini(&t->cur);
+    free(t->knobs);
+    free(t->next);
+    free(t->rows);
+    free(t);
+}
+
+const double *tl_tuner_trajectory(const tl_tuner *t, size_t *n_rows, size_t *width)
+{
+    *n_rows = t->n_rows;
+    *width = 5 + t->n;
+    return t->rows;
+}
+
+const tl_params *tl_tuner_setting(const tl_tuner *t, int *n_searches, uint64_t *n_refused)
+{
+    if (n_searches)
+        *n_searches = t->n_searches;
+    if (n_refused)
+        *n_refused = t->n_refused;
+    return &t->cur;
+}
+
+/* tune_trajectory.csv (one row per monitor interval) and tune_setting.json
+ * (the setting the loop ended on, as a scenario's "transport" block). */
+int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/tune_trajectory.csv", dir);
+    tl_afile af;
+    FILE *f = tl_afile_open(&af, path, err);
+    if (!f)
+        return err->code;
+    fprintf(f, "t_ms,state,u,temperature,p_elephant");
+    for (size_t i = 0; i < t->n; i++)
+        fprintf(f, ",%s", t->knobs[i]);
+    fputc('\n', f);
+    size_t w = 5 + t->n;
+    for (size_t r = 0; r < t->n_rows; r++) {
+        const double *row = t->rows + r * w;
+        fprintf(f, "%.3f,%s", row[0], row[1] == SEARCHING ? "search" : "idle");
+        for (size_t k = 2; k < w; k++) {
+            fputc(',', f);
+            if (!isnan(row[k]))
+                fprintf(f, "%.10g", row[k]);
+        }
+        fputc('\n', f);
+    }
+    int rc = tl_afile_commit(&af, err);
+    if (rc)
+        return rc;
+    snprintf(path, sizeof path, "%s/tune_setting.json", dir);
+    if (!(f = tl_afile_open(&af, path, err)))
+        return err->code;
+    fprintf(f, "{\"transport\": {");
+    const char *group_open = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        const char *dot = strchr(t->knobs[i], '.');
+        size_t glen = (size_t)(dot - t->knobs[i]);
+        int is_new = !group_open || strncmp(group_open, t->knobs[i], glen) != 0 ||
+                     group_open[glen] != '.';
+        if (is_new)
+            fprintf(f, "%s\"%.*s\": {", group_open ? "}, " : "", (int)glen, t->knobs[i]);
+        else
+            fprintf(f, ", ");
+        fprintf(f, "\"%s\": %.10g", dot + 1, tl_params_get(&t->cur, t->knobs[i]));
+        group_open = t->knobs[i];
+    }
+    fprintf(f, "%s}}\n", group_open ? "}" : "");
+    return tl_afile_commit(&af, err);
+}
