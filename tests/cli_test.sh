@@ -158,6 +158,15 @@ done
 check "run --monitor reports accuracy" grep -q "^monitor: .* intervals, .* PARALEON 0\.9" "$tmp/mout"
 "$bin" run "$src/examples/paraleon/hadoop.json" -o "$tmp/runm0" --quiet --flow-count 3000 >/dev/null
 check "the monitor leaves FCTs as they were" cmp -s "$tmp/runm/fct.csv" "$tmp/runm0/fct.csv"
+"$bin" run "$src/examples/paraleon/hadoop.json" -o "$tmp/runt" --quiet --flow-count 3000 --tune \
+    --set monitor.interval_ps=100us >"$tmp/tout"
+check "run --tune exits 0" test $? -eq 0
+check "tune_trajectory.csv names the knobs" grep -q "^t_ms,state,u,temperature,p_elephant,dcqcn.ai_rate_bps," \
+    "$tmp/runt/tune_trajectory.csv"
+check "run --tune searches" grep -q ",search," "$tmp/runt/tune_trajectory.csv"
+check "tune_setting.json is a transport block" grep -q '^{"transport": {"dcqcn": {"ai_rate_bps": ' \
+    "$tmp/runt/tune_setting.json"
+check "run --tune reports its searches" grep -q "^tune: 1 searches" "$tmp/tout"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine m4 2>"$tmp/err" >/dev/null
 check "unknown engine exits 2" test $? -eq 2
 check "unknown engine named" grep -q "unknown engine 'm4'" "$tmp/err"
