@@ -65,6 +65,11 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
         fprintf(stderr, "tailor run: note: gnuplot failed or is missing; monitor_*.csv and "
                         "monitor.gp are complete\n");
     }
+    if (!rc && o.is_tune && cli_gnuplot("tune.gp", NULL, dir) != 0) {
+        char png[1300];
+        snprintf(png, sizeof png, "%s/tune.png", dir);
+        unlink(png);
+    }
     if (!rc && shown) {
         char line[2048];
         tl_engine_report(e, line, sizeof line);

@@ -64,7 +64,7 @@ static const struct {
      "                      monitor_triggers.csv and monitor.png (docs/paraleon.md)\n"
      "  --tune              pktsim: PARALEON's closed loop (implies --monitor): anneals\n"
      "                      Table I's DCQCN knobs while the run goes; writes\n"
-     "                      tune_trajectory.csv and tune_setting.json (docs/paraleon.md)\n"
+     "                      tune_trajectory.csv, tune_setting.json, tune.png (docs/paraleon.md)\n"
      "  --until TIME        pktsim: stop at this simulated time (e.g. 50ms); flows not done\n"
      "                      are unfinished (needed with fault.* blackholes)\n"},
     {"sweep", cmd_sweep, "p99 slowdown per size bucket for each value of a knob (counterfactuals)",

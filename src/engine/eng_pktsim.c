@@ -177,7 +177,7 @@ static const char *files(const tl_engine *e)
     const qtrace *qt = e->aux;
     if (qt && qt->tuner)
         return "fct.csv, fct.txt, summary.json, links.csv, monitor_*.csv, monitor.png, "
-               "tune_trajectory.csv, tune_setting.json";
+               "tune_trajectory.csv, tune_setting.json, tune.png";
     if (qt && qt->mon)
         return qt->f ? "fct.csv, fct.txt, summary.json, links.csv, queues.csv, monitor_*.csv, "
                        "monitor.png"

@@ -237,5 +237,28 @@ int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err)
         group_open = t->knobs[i];
     }
     fprintf(f, "%s}}\n", group_open ? "}" : "");
+    if ((rc = tl_afile_commit(&af, err)))
+        return rc;
+    /* tune.gp: U over time, and each knob relative to its starting value */
+    snprintf(path, sizeof path, "%s/tune.gp", dir);
+    if (!(f = tl_afile_open(&af, path, err)))
+        return err->code;
+    fprintf(f, "# gnuplot script written by tailor run --tune (docs/paraleon.md)\n"
+               "set terminal pngcairo size 1200,900 font ',10' noenhanced\n"
+               "set output (ARGC > 0 ? ARG1 : 'tune.png')\n"
+               "set datafile separator ','\nset datafile missing ''\n"
+               "set multiplot layout 2,1\nset grid; set key outside right\n"
+               "set xlabel 'simulated time (ms)'\n"
+               "set title 'Utility U (paraleon.txt Eq. 1) under the setting in force'\n"
+               "plot 'tune_trajectory.csv' using 1:3 with lines lw 2 title 'U'\n"
+               "set title 'Knobs relative to their first value'\nset logscale y\n");
+    const char *sep = "plot ";
+    for (size_t i = 0; i < t->n; i++) {
+        fprintf(f, "%s'tune_trajectory.csv' using 1:(column(%zu) / %.10g) with steps title '%s'",
+                sep, 6 + i, t->n_rows && t->rows[5 + i] != 0 ? t->rows[5 + i] : 1.0,
+                t->knobs[i]);
+        sep = ", \\\n     ";
+    }
+    fprintf(f, "\nunset multiplot\nunset output\n");
     return tl_afile_commit(&af, err);
 }
