@@ -99,8 +99,8 @@ boxes() {
 }
 
 t0=$(date +%s)
-echo "== Fig. 9: permutation of 256 hosts, 1 MB each (142 inter-DC flows): FCT in ms"
-printf "%-22s %10s %10s %10s %10s\n" "scheme" "8 WAN mean" "p99" "128 WAN" "p99"
+echo "== Fig. 9: permutation of 256 hosts, 1 MB each (142 inter-DC flows): FCT in ms, mean / p99"
+printf "%-22s %14s %14s %14s | %14s %14s %14s\n" "" "8 WAN: all" "intra" "inter" "128 WAN: all" "intra" "inter"
 for sc in uno/ecmp uno/unolb gemini/ecmp mprdma-bbr/ecmp; do
     line=""
     for wan in 8 128; do
@@ -108,11 +108,14 @@ for sc in uno/ecmp uno/unolb gemini/ecmp mprdma-bbr/ecmp; do
              s/\"inter_dc_links\": 8/\"inter_dc_links\": $wan/; s#\"\\.\\./\\.\\./data/#\"$ROOT/data/#" \
             "$ROOT/examples/uno/permutation.json" >"$OUT/runs/fig9.json"
         "$W" run "$OUT/runs/fig9.json" -o "$OUT/runs/fig9-$wan" --quiet >/dev/null
-        line="$line $(awk -F, 'NR > 1 { v[n++] = $6 / 1e6; s += $6 / 1e6 }
-            END { for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-                  printf "%10.3f %10.3f", s / n, v[int(0.99 * (n - 1))] }' "$OUT/runs/fig9-$wan/fct.csv")"
+        for cls in all intra inter; do
+            line="$line $(awk -F, -v c="$cls" 'NR > 1 && (c == "all" || $9 == c) { v[n++] = $6 / 1e6; s += $6 / 1e6 }
+                END { for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+                      printf "%6.2f / %5.2f", s / n, v[int(0.99 * (n - 1))] }' "$OUT/runs/fig9-$wan/fct.csv")"
+        done
+        [ "$wan" = 8 ] && line="$line |"
     done
-    printf "%-22s %s\n" "$(echo "$sc" | sed 's#uno/ecmp#Uno+ECMP#; s#uno/unolb#Uno (UnoLB, no EC)#; s#/ecmp##')" "$line"
+    printf "%-22s%s\n" "$(echo "$sc" | sed 's#uno/ecmp#Uno+ECMP#; s#uno/unolb#Uno (UnoLB, no EC)#; s#/ecmp##')" "$line"
 done
 
 echo
