@@ -76,6 +76,15 @@ tl_monitor *tl_monitor_attach(tl_pktsim *s, const tl_topo *t, const tl_flows *f,
     m->topo = t;
     m->flows = f;
     memcpy(m->k, tl_params_table(p, tl_monitor_knobs), sizeof m->k);
+    double w = m->k[TL_MON_W_TP] + m->k[TL_MON_W_RTT] + m->k[TL_MON_W_PFC];
+    if (fabs(w - 1) > 1e-9) {
+        tl_err_set(err, TL_ERANGE,
+                   "monitor.w_tp + monitor.w_rtt + monitor.w_pfc must sum to 1 (Eq. 1's utility "
+                   "is a weighted mean), found %g + %g + %g = %g",
+                   m->k[TL_MON_W_TP], m->k[TL_MON_W_RTT], m->k[TL_MON_W_PFC], w);
+        free(m);
+        return NULL;
+    }
     m->interval_ps = (int64_t)m->k[TL_MON_INTERVAL];
     m->tau = m->k[TL_MON_TAU];
     m->is_baselines = m->k[TL_MON_BASELINES] != 0;
