@@ -166,6 +166,7 @@ row "--monitor with flowsim"          2 "--monitor needs a pktsim run"        --
 row "--until zero"                    2 "--until expects a simulated time"    -- run "$S" -o out --until 0
 row "--tune with flowsim"             2 "--tune needs a pktsim run"           -- run "$S" -o out --engine flowsim --tune
 row "utility weights not summing to 1" 2 "must sum to 1"                      -- run "$S" -o out --tune --set monitor.w_tp=0.5
+row "a schedule that never ends"      2 "the search never ends"              -- run "$S" -o out --tune --set tune.cooling=1
 row "blackholes without --until"      2 "give --until TIME"                   -- run "$S" -o out --set fault.links_down_frac=0.1
 row "--monitor 12-bit light counters" 2 "8- or 16-bit light counters"         -- run "$S" -o out --monitor --set monitor.light_bits=12
 row "--max-memory not a size"         2 "--max-memory expects"                -- inspect "$S" --max-memory lots

@@ -480,15 +480,16 @@ static void registry_descriptors_are_whole(void **state)
             assert_int_equal(tl_params_find(defs[k].name), (int)(n_net + n_knobs + n_qp + k));
         n_qp += m;
     }
-    /* then pktsim's coding, faults and losses, and PARALEON's monitor's knobs last */
+    /* then pktsim's coding, faults and losses, and PARALEON's monitor's and tuner's last */
     const struct {
         const tl_param_def *defs;
         size_t n;
     } late[] = {{tl_ec_knobs, TL_EC_N_KNOBS},
                 {tl_fault_knobs, TL_FAULT_N_KNOBS},
                 {tl_loss_knobs, TL_LOSS_N_KNOBS},
-                {tl_monitor_knobs, TL_MON_N_KNOBS}};
-    for (size_t t = 0; t < 4; t++) {
+                {tl_monitor_knobs, TL_MON_N_KNOBS},
+                {tl_tune_knobs, TL_TUNE_N_KNOBS}};
+    for (size_t t = 0; t < 5; t++) {
         for (size_t k = 0; k < late[t].n; k++)
             assert_int_equal(tl_params_find(late[t].defs[k].name),
                              (int)(n_net + n_knobs + n_qp + k));

@@ -82,6 +82,10 @@ typedef struct tl_anneal_cfg {
     int is_guided;               /* 1: PARALEON's guided moves; 0: naive SA (either way) */
 } tl_anneal_cfg;
 void tl_anneal_cfg_default(tl_anneal_cfg *c);
+/* The same from the knobs tune.* of p (registered, defaults Table III's). */
+void tl_anneal_cfg_from(tl_anneal_cfg *c, const tl_params *p);
+#define TL_TUNE_N_KNOBS 7
+extern const tl_param_def tl_tune_knobs[TL_TUNE_N_KNOBS];
 
 typedef struct tl_anneal tl_anneal;
 /* A search over the n registered knobs named (each must have a throughput-

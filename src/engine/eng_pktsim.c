@@ -91,7 +91,7 @@ static int run(tl_engine *e, tl_progress *prog, tl_err *err)
         rc = err->code;
     if (!rc && e->o.is_tune) {
         tl_anneal_cfg cfg;
-        tl_anneal_cfg_default(&cfg);
+        tl_anneal_cfg_from(&cfg, &e->w->sc.params);
         if (!(qt->tuner = tl_tuner_attach(sim, qt->mon, tl_tune_table1_knobs,
                                           tl_tune_n_table1_knobs, &e->w->sc.params, &cfg,
                                           e->w->sc.seed, err)))

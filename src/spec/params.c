@@ -93,14 +93,15 @@ static const struct {
 #define N_FIXED (sizeof tables / sizeof *tables)
 
 /* Registered last: pktsim's erasure coding, fault and loss models, then
- * PARALEON's monitor. */
+ * PARALEON's monitor and tuner. */
 static const struct {
     const tl_param_def *defs;
     size_t n;
 } late[] = {{tl_ec_knobs, TL_EC_N_KNOBS},
             {tl_fault_knobs, TL_FAULT_N_KNOBS},
             {tl_loss_knobs, TL_LOSS_N_KNOBS},
-            {tl_monitor_knobs, TL_MON_N_KNOBS}};
+            {tl_monitor_knobs, TL_MON_N_KNOBS},
+            {tl_tune_knobs, TL_TUNE_N_KNOBS}};
 #define N_LATE (sizeof late / sizeof *late)
 
 /* The t-th table of the registry: the fixed ones, one per CC, the queue

@@ -31,6 +31,27 @@ struct tl_anneal {
     tl_rng rng;
 };
 
+enum { T0, T_FINAL, COOLING, ITERS, ETA, STEP, GUIDED, N_KNOBS };
+const tl_param_def tl_tune_knobs[TL_TUNE_N_KNOBS] = {
+    [T0] = {"tune.t0", TL_UNIT_NONE, 90, 1e-9, 1e9, 0, TL_DIR_NEUTRAL,
+            "Initial temperature of the annealing (paraleon.txt Table III: 90)."},
+    [T_FINAL] = {"tune.t_final", TL_UNIT_NONE, 10, 0, 1e9, 0, TL_DIR_NEUTRAL,
+                 "The search ends once the temperature is at or below this (Table III: 10)."},
+    [COOLING] = {"tune.cooling", TL_UNIT_NONE, 0.85, 0, 1, 0, TL_DIR_NEUTRAL,
+                 "The temperature is multiplied by this after each round (Table III: 0.85)."},
+    [ITERS] = {"tune.iters_per_temp", TL_UNIT_NONE, 20, 0, 1e6, 1, TL_DIR_NEUTRAL,
+               "Settings tried, one per monitor interval, at each temperature (Table III: 20)."},
+    [ETA] = {"tune.eta", TL_UNIT_FRAC, 0.8, 0, 1, 0, TL_DIR_NEUTRAL,
+             "Most a knob follows the dominant flow type's direction (Table III: 0.8)."},
+    [STEP] = {"tune.step_frac", TL_UNIT_NONE, 0.25, 1e-6, 100, 0, TL_DIR_NEUTRAL,
+              "A knob's step s_p as a share of its default (a thousandth of its range when the "
+              "default is 0)."},
+    [GUIDED] = {"tune.guided", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL,
+                "1: PARALEON's guided moves; 0: naive SA, either way with probability 1/2 (the "
+                "ablation of Fig. 12)."},
+};
+_Static_assert(N_KNOBS == TL_TUNE_N_KNOBS, "tailor/tune.h declares the table's size");
+
 void tl_anneal_cfg_default(tl_anneal_cfg *c)
 {
     /* paraleon.txt Table III */
@@ -41,6 +62,18 @@ void tl_anneal_cfg_default(tl_anneal_cfg *c)
     c->eta = 0.8;
     c->step_frac = 0.25;
     c->is_guided = 1;
+}
+
+void tl_anneal_cfg_from(tl_anneal_cfg *c, const tl_params *p)
+{
+    const double *k = tl_params_table(p, tl_tune_knobs);
+    c->t0 = k[T0];
+    c->t_final = k[T_FINAL];
+    c->cooling = k[COOLING];
+    c->iters_per_temp = (int)k[ITERS];
+    c->eta = k[ETA];
+    c->step_frac = k[STEP];
+    c->is_guided = k[GUIDED] != 0;
 }
 
 void tl_anneal_destroy(tl_anneal *a)
@@ -58,9 +91,9 @@ tl_anneal *tl_anneal_create(const tl_anneal_cfg *cfg, const char *const *knobs, 
     if (!(cfg->t0 > cfg->t_final && cfg->t_final > 0 && cfg->cooling > 0 && cfg->cooling < 1 &&
           cfg->iters_per_temp > 0)) {
         tl_err_set(err, TL_ERANGE,
-                   "anneal: the temperature must fall from t0 %g to t_final %g > 0 by a cooling "
-                   "rate in (0, 1) (found %g) with at least one setting per temperature (found "
-                   "%d): otherwise the search never ends",
+                   "tune: the temperature must fall from tune.t0 %g to tune.t_final %g > 0 by "
+                   "tune.cooling in (0, 1) (found %g) with tune.iters_per_temp >= 1 (found %d): "
+                   "otherwise the search never ends",
                    cfg->t0, cfg->t_final, cfg->cooling, cfg->iters_per_temp);
         return NULL;
     }
