@@ -103,10 +103,13 @@ tl_monitor *tl_monitor_attach(tl_pktsim *s, const tl_topo *t, const tl_flows *f,
         m->tor = calloc(m->n_tors, sizeof *m->tor);
         m->prev_bytes = calloc(n_chans ? n_chans : 1, sizeof *m->prev_bytes);
         m->prev_paused = calloc(n_chans ? n_chans : 1, sizeof *m->prev_paused);
+        m->d_bytes = calloc(n_chans ? n_chans : 1, sizeof *m->d_bytes);
+        m->d_paused = calloc(n_chans ? n_chans : 1, sizeof *m->d_paused);
         m->rtt_sum = calloc(f->n ? f->n : 1, sizeof *m->rtt_sum);
         m->rtt_n = calloc(f->n ? f->n : 1, sizeof *m->rtt_n);
         m->rtt_touched = malloc((f->n ? f->n : 1) * sizeof *m->rtt_touched);
-        if (!m->tor || !m->prev_bytes || !m->prev_paused || !m->rtt_sum || !m->rtt_n ||
+        if (!m->tor || !m->prev_bytes || !m->prev_paused || !m->d_bytes || !m->d_paused ||
+            !m->rtt_sum || !m->rtt_n ||
             !m->rtt_touched)
             rc = tl_err_nomem(err);
     }
@@ -151,6 +154,8 @@ void tl_monitor_destroy(tl_monitor *m)
     free(m->chan_buf);
     free(m->prev_bytes);
     free(m->prev_paused);
+    free(m->d_bytes);
+    free(m->d_paused);
     free(m->rtt_sum);
     free(m->rtt_n);
     free(m->rtt_touched);
@@ -315,6 +320,16 @@ static void metrics(tl_monitor *m, tl_monitor_row *row)
     const tl_topo *t = m->topo;
     double lam = (double)m->interval_ps;
     tl_flowtruth *ft = tl_pktsim_tap_state(m->sim, m->truth_tap);
+    /* each port's counters once: this interval's bytes sent and time paused */
+    uint32_t n_nodes = tl_topo_n_nodes(t), n_chans = 2 * tl_topo_n_links(t);
+    for (uint32_t c = 0; c < n_chans; c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(m->sim, c, &ps);
+        m->d_bytes[c] = ps.bytes_tx - m->prev_bytes[c];
+        m->d_paused[c] = ps.paused_ps - m->prev_paused[c];
+        m->prev_bytes[c] = ps.bytes_tx;
+        m->prev_paused[c] = ps.paused_ps;
+    }
     /* O_TP: the host uplinks that carried data in the interval. */
     double tp = 0;
     const uint32_t *hosts = tl_topo_hosts(t);
@@ -326,9 +341,7 @@ static void metrics(tl_monitor *m, tl_monitor_row *row)
             uint32_t c = cs[k];
             if (!ft->chan_active[c])
                 continue;
-            tl_port_stats ps;
-            tl_pktsim_port_stats(m->sim, c, &ps);
-            tp += (double)(ps.bytes_tx - m->prev_bytes[c]) * 8 /
+            tp += (double)m->d_bytes[c] * 8 /
                   ((double)tl_topo_link(t, tl_chan_link(c))->rate_bps * lam * 1e-12);
             n_up++;
             n_active = 1;
@@ -339,28 +352,17 @@ static void metrics(tl_monitor *m, tl_monitor_row *row)
     row->o_tp = n_up ? tp / n_up : NAN;
     /* O_PFC: each device's pause time is the longest any of its ports was
      * paused (a device with one paused port is paused that long). */
-    uint32_t n_nodes = tl_topo_n_nodes(t), n_chans = 2 * tl_topo_n_links(t);
     double paused = 0;
     for (uint32_t v = 0; v < n_nodes; v++) {
         uint32_t nc;
         const uint32_t *cs = tl_topo_out_chans(t, v, &nc);
         int64_t worst = 0;
-        for (uint32_t k = 0; k < nc; k++) {
-            tl_port_stats ps;
-            tl_pktsim_port_stats(m->sim, cs[k], &ps);
-            int64_t d = ps.paused_ps - m->prev_paused[cs[k]];
-            if (d > worst)
-                worst = d;
-        }
+        for (uint32_t k = 0; k < nc; k++)
+            if (m->d_paused[cs[k]] > worst)
+                worst = m->d_paused[cs[k]];
         paused += (double)(worst < m->interval_ps ? worst : m->interval_ps);
     }
     row->o_pfc = 1 - paused / ((double)n_nodes * lam);
-    for (uint32_t c = 0; c < n_chans; c++) {
-        tl_port_stats ps;
-        tl_pktsim_port_stats(m->sim, c, &ps);
-        m->prev_bytes[c] = ps.bytes_tx;
-        m->prev_paused[c] = ps.paused_ps;
-    }
     /* O_RTT: per pair of NICs that took RTT samples, base delay over their
      * mean RTT, the pair's flows pooled: the touched flows sorted by pair. */
     size_t n = m->n_rtt_touched;

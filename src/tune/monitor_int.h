@@ -36,8 +36,8 @@ struct tl_monitor {
     double p_netflow;
     int64_t next_export_ps;
     /* metrics: counters at the last interval, RTT samples in this one */
-    uint64_t *prev_bytes;
-    int64_t *prev_paused;
+    uint64_t *prev_bytes, *d_bytes; /* per channel: at the last interval, and in this one */
+    int64_t *prev_paused, *d_paused;
     int64_t d_min_ps;
     double *rtt_sum;
     uint32_t *rtt_n, *rtt_touched;
