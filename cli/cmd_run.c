@@ -22,6 +22,21 @@ static void print_buckets(const tl_summary *sum, const char *outdir, const char 
     printf("results in %s/ (%s)\n", outdir, files);
 }
 
+/* Renders dir/NAME.gp into NAME.png; without gnuplot, or if it fails, no
+ * image is left (a failed run may leave a partial one) and a note says so. */
+static void plot(const char *dir, const char *name)
+{
+    char path[1300];
+    snprintf(path, sizeof path, "%s.gp", name);
+    if (cli_gnuplot(path, NULL, dir) == 0)
+        return;
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    unlink(path);
+    fprintf(stderr, "tailor run: note: gnuplot failed or is missing; the CSV files and %s.gp are "
+                    "complete\n",
+            name);
+}
+
 /* Runs the engine on a built world and writes its result files into the
  * existing folder dir (an output transaction's); prints a short report on
  * stdout naming shown, where the files will be (NULL: no report). eo: the
@@ -58,18 +73,10 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
     rc = e ? tl_engine_run(e, prog, err) : err->code;
     if (!rc)
         rc = tl_engine_save(e, dir, &sum, err);
-    if (!rc && (o.is_monitor || o.is_tune) && cli_gnuplot("monitor.gp", NULL, dir) != 0) {
-        char png[1300];
-        snprintf(png, sizeof png, "%s/monitor.png", dir);
-        unlink(png); /* a failed gnuplot may leave a partial image */
-        fprintf(stderr, "tailor run: note: gnuplot failed or is missing; monitor_*.csv and "
-                        "monitor.gp are complete\n");
-    }
-    if (!rc && o.is_tune && cli_gnuplot("tune.gp", NULL, dir) != 0) {
-        char png[1300];
-        snprintf(png, sizeof png, "%s/tune.png", dir);
-        unlink(png);
-    }
+    if (!rc && (o.is_monitor || o.is_tune))
+        plot(dir, "monitor");
+    if (!rc && o.is_tune)
+        plot(dir, "tune");
     if (!rc && shown) {
         char line[2048];
         tl_engine_report(e, line, sizeof line);
