@@ -21,6 +21,7 @@ typedef struct qtrace {
     int64_t over_ps;
     tl_monitor *mon; /* --monitor, NULL if not asked */
     tl_tuner *tuner; /* --tune, NULL if not asked */
+    char files[256]; /* what the run wrote, for files() */
 } qtrace;
 
 static int qtrace_sample(void *ctx, tl_pktsim *s, int64_t now)
@@ -174,16 +175,13 @@ static int save_links(const tl_engine *e, const char *dir, tl_err *err)
 
 static const char *files(const tl_engine *e)
 {
-    const qtrace *qt = e->aux;
-    if (qt && qt->tuner)
-        return "fct.csv, fct.txt, summary.json, links.csv, monitor_*.csv, monitor.png, "
-               "tune_trajectory.csv, tune_setting.json, tune.png";
-    if (qt && qt->mon)
-        return qt->f ? "fct.csv, fct.txt, summary.json, links.csv, queues.csv, monitor_*.csv, "
-                       "monitor.png"
-                     : "fct.csv, fct.txt, summary.json, links.csv, monitor_*.csv, monitor.png";
-    return qt && qt->f ? "fct.csv, fct.txt, summary.json, links.csv, queues.csv"
-                       : "fct.csv, fct.txt, summary.json, links.csv";
+    qtrace *qt = e->aux;
+    if (!qt)
+        return "fct.csv, fct.txt, summary.json, links.csv";
+    snprintf(qt->files, sizeof qt->files, "fct.csv, fct.txt, summary.json, links.csv%s%s%s",
+             qt->f ? ", queues.csv" : "", qt->mon ? ", monitor_*.csv, monitor.png" : "",
+             qt->tuner ? ", tune_trajectory.csv, tune_setting.json, tune.png" : "");
+    return qt->files;
 }
 
 static void report(const tl_engine *e, char *buf, size_t n)
