@@ -191,9 +191,7 @@ static void loop_start(loop *l)
                          "\"50us\", \"warmup\": 3, \"min_flows\": 1}}}");
     tl_err err;
     tl_err_clear(&err);
-    l->s = tl_pktsim_create(l->w.topo, l->w.routes, &l->w.flows, &l->w.sc.params, "dcqcn", 6,
-                            &err);
-    assert_non_null(l->s);
+    l->s = tu_pktsim_make(&l->w);
     l->m = tl_monitor_attach(l->s, l->w.topo, &l->w.flows, &l->w.sc.params, &err);
     assert_non_null(l->m);
     tl_anneal_cfg cfg;

@@ -148,16 +148,6 @@ static void sketch_ostracism(void **state)
     "\"topology\": {\"type\": \"leaf_spine\", \"leaves\": 2, \"spines\": 2, \"hosts_per_leaf\": " \
     "4, \"host_link_bps\": \"100Gbps\", \"fabric_link_bps\": \"100Gbps\", \"link_delay_ns\": 1000}"
 
-static tl_pktsim *make(const tl_world *w)
-{
-    tl_err err;
-    tl_err_clear(&err);
-    tl_pktsim *s = tl_pktsim_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc,
-                                    w->sc.seed, &err);
-    if (!s)
-        fail_msg("create: %s", err.msg);
-    return s;
-}
 
 static tl_monitor *attach(tl_pktsim *s, const tl_world *w)
 {
@@ -173,7 +163,7 @@ static tl_monitor *attach(tl_pktsim *s, const tl_world *w)
 static tl_pktsim *start(tl_world *w, const char *json, tl_monitor **m)
 {
     tu_world_make(w, json);
-    tl_pktsim *s = make(w);
+    tl_pktsim *s = tu_pktsim_make(w);
     *m = attach(s, w);
     return s;
 }
@@ -204,7 +194,7 @@ static void one_sketch_per_packet(void **state)
                       "[{\"sizes\": {\"cdf\": \"fb-hadoop\"}, \"spatial\": {\"type\": "
                       "\"uniform\"}, \"load\": {\"max_link_load\": 0.5}}]}, \"transport\": "
                       "{\"cc\": \"dctcp\", \"monitor\": {\"heavy_buckets\": 4096}}}");
-    tl_pktsim *s = make(&w);
+    tl_pktsim *s = tu_pktsim_make(&w);
     tl_err err;
     tl_err_clear(&err);
     int tor_tap[8], naive_tap[8], n_tors = 0, truth = -1;
@@ -273,7 +263,7 @@ static void monitor_keeps_fcts(void **state)
                       "[{\"sizes\": {\"cdf\": \"fb-hadoop\"}, \"spatial\": {\"type\": "
                       "\"uniform\"}, \"load\": {\"max_link_load\": 0.6}}]}, \"transport\": "
                       "{\"cc\": \"dcqcn\", \"monitor\": {\"interval_ps\": \"50us\"}}}");
-    tl_pktsim *a = make(&w), *b = make(&w);
+    tl_pktsim *a = tu_pktsim_make(&w), *b = tu_pktsim_make(&w);
     tl_monitor *m = attach(b, &w);
     run(a, 0);
     run(b, 0);

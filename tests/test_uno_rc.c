@@ -31,18 +31,6 @@ static void make_world(tl_world *w, int wan_links, int n, uint64_t size, const c
     tu_world_make(w, json);
 }
 
-static tl_pktsim *make(const tl_world *w)
-{
-    tl_err err;
-    tl_err_clear(&err);
-    tl_pktsim_opts o;
-    tl_scenario_pktsim_opts(&w->sc, &o);
-    tl_pktsim *s = tl_pktsim_create_opts(w->topo, w->routes, &w->flows, &w->sc.params, &o,
-                                         w->sc.seed, &err);
-    if (!s)
-        fail_msg("create: %s", err.msg);
-    return s;
-}
 
 static void run(tl_pktsim *s, int64_t until)
 {
@@ -94,7 +82,7 @@ static void ec_blocks(void **state)
         snprintf(extra, sizeof extra, "\"ec\": {\"wait_ps\": \"20us\", \"resend_all\": %d}",
                  rows[r].resend_all);
         make_world(&w, 1, 1, 8 * 4096, "ec", "ecmp", extra);
-        tl_pktsim *s = make(&w);
+        tl_pktsim *s = tu_pktsim_make(&w);
         tl_err err;
         tl_err_clear(&err);
         assert_int_equal(loss_set_pattern(s, wan_chan(&w, s), rows[r].drop, rows[r].n_drop, &err),
@@ -126,7 +114,7 @@ static void ec_padding_and_scope(void **state)
     for (size_t i = 0; i < 4; i++) {
         tl_world w;
         make_world(&w, 1, 1, sizes[i], "ec", "ecmp", "");
-        tl_pktsim *s = make(&w);
+        tl_pktsim *s = tu_pktsim_make(&w);
         run(s, 0);
         tl_pktsim_stats st;
         tl_pktsim_get_stats(s, &st);
@@ -140,7 +128,7 @@ static void ec_padding_and_scope(void **state)
     { /* (10, 2) */
         tl_world w;
         make_world(&w, 1, 1, 1000000, "ec", "ecmp", "\"ec\": {\"data_pkts\": 10}");
-        tl_pktsim *s = make(&w);
+        tl_pktsim *s = tu_pktsim_make(&w);
         run(s, 0);
         tl_pktsim_stats st;
         tl_pktsim_get_stats(s, &st);
@@ -156,7 +144,7 @@ static void ec_padding_and_scope(void **state)
                       "\"mean_bytes\": 100000}, \"spatial\": {\"type\": \"dc_mix\", "
                       "\"intra_fraction\": 1}, \"arrival\": {\"process\": \"simultaneous\"}}]}, "
                       "\"transport\": {\"cc\": \"uno\", \"protocol\": \"ec\"}}");
-    tl_pktsim *s = make(&w);
+    tl_pktsim *s = tu_pktsim_make(&w);
     run(s, 0);
     tl_pktsim_stats st;
     tl_pktsim_get_stats(s, &st);
@@ -185,7 +173,7 @@ static void unolb_leaves_blackhole(void **state)
     for (int k = 0; k < 2; k++) {
         tl_world w;
         make_world(&w, rows[k].wan, 1, 4000000, rows[k].tp, "unolb", rows[k].extra);
-        tl_pktsim *s = make(&w);
+        tl_pktsim *s = tu_pktsim_make(&w);
         /* a run without the failure names the WAN channel the slots use most;
          * the same seed draws the same slots, so it is dead from the start */
         run(s, 0);
@@ -200,7 +188,7 @@ static void unolb_leaves_blackhole(void **state)
                     most = ps.pkts_tx, dead = c;
             }
         tl_pktsim_destroy(s);
-        s = make(&w);
+        s = tu_pktsim_make(&w);
         tl_err err;
         tl_err_clear(&err);
         assert_int_equal(tl_pktsim_blackhole(s, dead, 0, &err), 0);
@@ -241,7 +229,7 @@ static void spraying_paths_bounded(void **state)
 {
     tl_world w;
     make_world(&w, 4, 4, 2000000, "ec", "spray", "\"fault\": {\"wan_blackhole\": 1}");
-    tl_pktsim *s = make(&w);
+    tl_pktsim *s = tu_pktsim_make(&w);
     run(s, 0);
     tl_pktsim_stats st;
     tl_pktsim_get_stats(s, &st);
@@ -270,7 +258,7 @@ static void conservation(void **state)
         for (size_t k = 0; k < 3; k++) {
             tl_world w;
             make_world(&w, 4, 6, 500000, schemes[k][0], schemes[k][1], models[m]);
-            tl_pktsim *s = make(&w);
+            tl_pktsim *s = tu_pktsim_make(&w);
             run(s, 2000000000000LL); /* 2 s at most */
             tl_pktsim_stats st;
             tl_pktsim_get_stats(s, &st);
@@ -305,7 +293,7 @@ static void loss_deterministic_and_calibrated(void **state)
                "\"loss\": {\"model\": 2, \"p1\": 0.03, \"p2\": 0.0075, \"p3\": 0.0016, "
                "\"scope\": 2}");
     for (int i = 0; i < 2; i++) {
-        tl_pktsim *s = make(&w);
+        tl_pktsim *s = tu_pktsim_make(&w);
         run(s, -1);
         tl_pktsim_get_stats(s, &st[i]);
         res[i] = malloc(w.flows.n * sizeof *res[i]);
@@ -318,7 +306,7 @@ static void loss_deterministic_and_calibrated(void **state)
         assert_int_equal(res[0][f].fct_ps, res[1][f].fct_ps);
     /* every packet entering a switch port is one draw: sent on, or dropped */
     double rate = (0.03 + 2 * 0.0075 + 3 * 0.0016) / 10;
-    tl_pktsim *s = make(&w);
+    tl_pktsim *s = tu_pktsim_make(&w);
     run(s, -1);
     double arrivals = 0;
     for (uint32_t c = 0; c < s->n_ports; c++)

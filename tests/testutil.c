@@ -1,6 +1,8 @@
 /* Shared test helpers (see testutil.h). */
 #include "testutil.h"
 
+#include "tailor/pktsim.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,4 +66,17 @@ void tu_world_make(tl_world *w, const char *json)
     tl_err_clear(&err);
     if (tl_world_from_json(w, json, 1, &err) != 0)
         fail_msg("scenario: %s at %s", err.msg, err.path);
+}
+
+struct tl_pktsim *tu_pktsim_make(const tl_world *w)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    tl_pktsim_opts o;
+    tl_scenario_pktsim_opts(&w->sc, &o);
+    tl_pktsim *s = tl_pktsim_create_opts(w->topo, w->routes, &w->flows, &w->sc.params, &o,
+                                         w->sc.seed, &err);
+    if (!s)
+        fail_msg("pktsim: %s", err.msg);
+    return s;
 }

@@ -29,5 +29,8 @@ void tu_check_err(const char *name, const tl_err *err, int code, const char *nee
 /* Builds a world from scenario JSON on one thread; fails the test, with the
  * error and its JSON path, when the scenario is refused. */
 void tu_world_make(tl_world *w, const char *json);
+/* A pktsim run of w with the scenario's plug-ins, CC and seed; fails the
+ * test on error. */
+struct tl_pktsim *tu_pktsim_make(const tl_world *w);
 
 #endif
