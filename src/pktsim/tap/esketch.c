@@ -73,6 +73,7 @@ static void light_add(tl_esketch *k, uint32_t flow, uint64_t bytes)
 {
     uint64_t units = (bytes + k->light_unit - 1) / k->light_unit;
     uint32_t c = light_of(k, flow);
+    k->light_used += (k->light8 ? k->light8[c] : k->light16[c]) == 0;
     if (k->light8) {
         uint64_t v = k->light8[c] + units;
         k->light8[c] = (uint8_t)(v > UINT8_MAX ? UINT8_MAX : v);
@@ -148,9 +149,7 @@ void tl_esketch_each_heavy(const tl_esketch *k, void (*fn)(void *ctx, uint32_t f
 
 double tl_esketch_light_flows(const tl_esketch *k)
 {
-    uint32_t zeros = 0;
-    for (uint32_t c = 0; c < k->light_w; c++)
-        zeros += (k->light8 ? k->light8[c] : k->light16[c]) == 0;
+    uint32_t zeros = k->light_w - k->light_used;
     double w = k->light_w;
     double est = zeros ? -w * log((double)zeros / w) : w * log(w);
     size_t n = (size_t)k->n_buckets * k->n_slots, flagged = 0;
@@ -172,6 +171,7 @@ void tl_esketch_reset(tl_esketch *k)
     else
         memset(k->light16, 0, k->light_w * sizeof *k->light16);
     k->n_pkts = k->n_bytes = 0;
+    k->light_used = 0;
 }
 
 /* ---- the taps ---- */

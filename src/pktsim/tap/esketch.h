@@ -27,6 +27,7 @@ typedef struct tl_esketch {
     uint8_t *light8;
     uint16_t *light16;
     uint32_t light_unit;  /* bytes per light count */
+    uint32_t light_used;  /* non-zero light counters (linear counting needs no scan) */
     uint64_t seed;        /* hash salt */
     uint64_t n_pkts, n_bytes;  /* inserted since the last reset */
     uint64_t n_evictions;
