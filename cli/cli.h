@@ -36,6 +36,12 @@ typedef struct cli_opts {
     int is_spread;         /* --spread-servers: same-equipment graphs spread the servers */
     const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
+    const char *preset_file; /* --preset-file FILE (applied after --preset, before --set) */
+    /* tune */
+    const char *oracle;    /* --oracle pktsim|parsimon|m3|flowsim */
+    const char *objective; /* --objective STAT@BUCKET[:W],... */
+    const char *knobs;     /* --knobs a,b,... */
+    const char *scheme;    /* --scheme paraleon|naive|acc|dcqcn-plus */
     const char *sets[64]; /* --set name=value */
     int n_sets;
     int64_t seed; /* --seed, -1 = scenario's */
@@ -98,6 +104,7 @@ int cmd_params(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_throughput(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_topo_bench(int argc, char **argv);
 
 /* ---- output transactions (cli/outdir.c) ---- */

@@ -108,7 +108,7 @@ int inspect_print(const cli_world *w, int is_from_file, int n_threads, tl_err *e
 int cmd_inspect(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, "inspect", "flows,seed,cc,set,preset,threads,quiet,flow-count", &o);
+    int rc = cli_parse(argc, argv, "inspect", "flows,seed,cc,set,preset,preset-file,threads,quiet,flow-count", &o);
     if (rc)
         return rc;
     tl_err err;

@@ -96,7 +96,7 @@ int cmd_run(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv, "run",
-                       "o,engine,flows,seed,cc,set,preset,threads,quiet,queue-trace-us,cluster,"
+                       "o,engine,flows,seed,cc,set,preset,preset-file,threads,quiet,queue-trace-us,cluster,"
                        "no-passthrough,no-residual,paths,model,no-model,path-pktsim,queue-trace-max,"
                        "flow-count,max-memory,monitor,until,tune",
                        &o);

@@ -98,7 +98,7 @@ int cmd_sweep(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv, "sweep",
-                       "o,engine,seed,cc,set,preset,threads,quiet,paths,model,no-model,flow-count", &o);
+                       "o,engine,seed,cc,set,preset,preset-file,threads,quiet,paths,model,no-model,flow-count", &o);
     if (rc)
         return rc;
     swept sw[MAX_SWEPT];

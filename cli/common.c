@@ -91,6 +91,16 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->cc = v;
         } else if (strcmp(name, "preset") == 0) {
             o->preset = v;
+        } else if (strcmp(name, "preset-file") == 0) {
+            o->preset_file = v;
+        } else if (strcmp(name, "oracle") == 0) {
+            o->oracle = v;
+        } else if (strcmp(name, "objective") == 0) {
+            o->objective = v;
+        } else if (strcmp(name, "knobs") == 0) {
+            o->knobs = v;
+        } else if (strcmp(name, "scheme") == 0) {
+            o->scheme = v;
         } else if (strcmp(name, "engine") == 0) {
             o->engine = v;
         } else if (strcmp(name, "tm") == 0) {
@@ -193,6 +203,11 @@ int cli_load_scenario(const cli_opts *o, tl_scenario *sc, tl_err *err)
     }
     if (o->preset && (rc = tl_params_apply_preset(&sc->params, o->preset, err))) {
         snprintf(err->path, sizeof err->path, "--preset %s", o->preset);
+        tl_scenario_fini(sc);
+        return rc;
+    }
+    if (o->preset_file &&
+        (rc = tl_params_apply_preset_file(&sc->params, sc->cc, o->preset_file, err))) {
         tl_scenario_fini(sc);
         return rc;
     }

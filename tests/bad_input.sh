@@ -67,6 +67,9 @@ printf '{"topology": {"type": "fat_tree", "k": 4}, "workload": {"file": "bad.cm"
 scen badcc.json "$ft" "$good_class" ', "transport": {"cc": "dcqcm"}'
 : >"$in/empty.json"
 echo '[1, 2, 3]' >"$in/array.json"
+printf '{"transport": {\n  "dcqcn": {"ai_rate": 5e6}\n}}\n' >"$in/preset-bad.json"
+printf '{"transport": {"switch": {"pmax": 3}}}\n' >"$in/preset-range.json"
+printf '{"transport": {"cc": "hpcc", "switch": {"pmax": 0.5}}}\n' >"$in/preset-cc.json"
 printf '\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x1b[31mred\n' >"$in/binary.json"
 # a CDF file that goes down, and one that stops short of 100%
 printf '# tailor size cdf v1\n100 0\n5000 50\n4000 100\n' >"$in/down.cdf"
@@ -167,6 +170,21 @@ row "--until zero"                    2 "--until expects a simulated time"    --
 row "--tune with flowsim"             2 "--tune needs a pktsim run"           -- run "$S" -o out --engine flowsim --tune
 row "utility weights not summing to 1" 2 "must sum to 1"                      -- run "$S" -o out --tune --set monitor.w_tp=0.5
 row "a schedule that never ends"      2 "the search never ends"              -- run "$S" -o out --tune --set tune.cooling=1
+row "tune: m3 cannot read a knob"     2 "m3's model does not read dcqcn.ai_rate_bps" -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle m3
+row "tune: flowsim reads no DCQCN"    2 "flowsim does not read dcqcn.ai_rate_bps" -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle flowsim
+row "tune: objective weights"         2 "the weights sum to 0.8, not 1"       -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --objective p99@all:0.5,mean@all:0.3
+row "tune: objective bucket"          2 "unknown size bucket 'tiny'"          -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --objective p99@tiny
+row "tune: unknown knob"              2 "unknown knob 'dcqcn.ai_rate'"        -- tune "$src/examples/paraleon/hadoop.json" -o out --knobs dcqcn.ai_rate,switch.pmax
+row "tune: knob without direction"    2 "no throughput- or delay-friendly"    -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --knobs dcqcn.dce_tcp_rtt_ps
+row "tune: start outside a range"     2 "--set switch.pmax=2"                 -- tune "$src/examples/paraleon/hadoop.json" -o out --set switch.pmax=2
+row "tune: offline never ends"        2 "the search never ends"               -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --set tune.t_final=0
+row "tune: baseline offline"          2 "--scheme acc is a controller"        -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --scheme acc
+row "tune: unknown scheme"            2 "--scheme: expected paraleon"         -- tune "$src/examples/paraleon/hadoop.json" -o out --scheme acc+
+row "tune: objective closed loop"     2 "--objective scores an offline search" -- tune "$src/examples/paraleon/hadoop.json" -o out --objective p99@all
+row "--preset-file unknown knob"      2 "unknown parameter 'dcqcn.ai_rate'"   -- run "$src/examples/paraleon/hadoop.json" -o out --preset-file "$in/preset-bad.json"
+row "--preset-file value out of range" 2 "transport.switch.pmax"              -- run "$src/examples/paraleon/hadoop.json" -o out --preset-file "$in/preset-range.json"
+row "--preset-file of another CC"     2 "the preset is for congestion control \"hpcc\"" -- run "$src/examples/paraleon/hadoop.json" -o out --preset-file "$in/preset-cc.json"
+row "--preset-file missing"           2 "cannot open the preset file"         -- run "$src/examples/paraleon/hadoop.json" -o out --preset-file "$in/nope.json"
 row "blackholes without --until"      2 "give --until TIME"                   -- run "$S" -o out --set fault.links_down_frac=0.1
 row "--monitor 12-bit light counters" 2 "8- or 16-bit light counters"         -- run "$S" -o out --monitor --set monitor.light_bits=12
 row "--max-memory not a size"         2 "--max-memory expects"                -- inspect "$S" --max-memory lots

@@ -164,9 +164,36 @@ check "run --tune exits 0" test $? -eq 0
 check "tune_trajectory.csv names the knobs" grep -q "^t_ms,state,u,temperature,p_elephant,dcqcn.ai_rate_bps," \
     "$tmp/runt/tune_trajectory.csv"
 check "run --tune searches" grep -q ",search," "$tmp/runt/tune_trajectory.csv"
-check "tune_setting.json is a transport block" grep -q '^{"transport": {"dcqcn": {"ai_rate_bps": ' \
+check "tune_setting.json is a transport block" grep -q '^  "dcqcn": {"ai_rate_bps": ' \
     "$tmp/runt/tune_setting.json"
 check "run --tune reports its searches" grep -q "^tune: 1 searches" "$tmp/tout"
+# tailor tune: the baselines in the loop's place, and offline with Parsimon
+"$bin" tune "$src/examples/paraleon/hadoop.json" -o "$tmp/tacc" --quiet --flow-count 3000 \
+    --scheme acc --set monitor.interval_ps=100us >"$tmp/tout"
+check "tune --scheme acc exits 0" test $? -eq 0
+check "tune --scheme acc traces ECN's thresholds" grep -q \
+    "^t_ms,state,u,temperature,p_elephant,switch.kmin_bytes_per_gbps,switch.kmax_bytes_per_gbps,switch.pmax" \
+    "$tmp/tacc/tune_trajectory.csv"
+check "tune --scheme acc writes the run's results" test -s "$tmp/tacc/summary.json"
+"$bin" tune "$src/examples/paraleon/hadoop.json" -o "$tmp/toff" --quiet --flow-count 2000 \
+    --oracle parsimon --knobs switch.kmin_bytes_per_gbps,switch.kmax_bytes_per_gbps,dcqcn.ai_rate_bps \
+    --set tune.iters_per_temp=2 --objective p99@all >"$tmp/tout"
+check "tune --oracle parsimon exits 0" test $? -eq 0
+check "tune_offline.csv: a row per candidate (14 temperatures x 2)" \
+    test "$(wc -l <"$tmp/toff/tune_offline.csv")" -eq 29
+check "tune_validation.csv: start and best, by parsimon and pktsim" \
+    test "$(cut -d, -f1,2 "$tmp/toff/tune_validation.csv" | tr '\n' ' ')" = \
+    "setting,source start,parsimon start,pktsim best,parsimon best,pktsim "
+check "tune prints estimate beside truth" grep -q "^  best .* [0-9.]* *[0-9.]*$" "$tmp/tout"
+# the preset file it wrote is what a run reads back
+"$bin" run "$src/examples/paraleon/hadoop.json" -o "$tmp/tpre" --quiet --flow-count 2000 \
+    --preset-file "$tmp/toff/tune_setting.json" >/dev/null
+check "run --preset-file exits 0" test $? -eq 0
+best_truth=$(awk -F, '$1 == "best" && $2 == "pktsim" {print $3}' "$tmp/toff/tune_validation.csv")
+run_p99=$(awk '/"all": [{]/ { a = 1 } a && /"p99":/ { gsub(/[^0-9.e+-]/, "", $2); print $2; exit }' \
+    "$tmp/tpre/summary.json")
+check "run --preset-file reproduces the validation run ($best_truth vs $run_p99)" \
+    awk -v a="$best_truth" -v b="$run_p99" 'BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-6 * a * a) }'
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/run3" --engine m4 2>"$tmp/err" >/dev/null
 check "unknown engine exits 2" test $? -eq 2
 check "unknown engine named" grep -q "unknown engine 'm4'" "$tmp/err"

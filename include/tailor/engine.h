@@ -63,6 +63,13 @@ typedef struct tl_engine_opts {
     /* pktsim: PARALEON's closed loop over Table I's knobs (--tune; implies
      * the monitor): tune_trajectory.csv and tune_setting.json too */
     int is_tune;
+    /* the knobs --tune searches (NULL: Table I's, tl_tune_table1_knobs);
+     * borrowed until destroy */
+    const char *const *tune_knobs;
+    size_t n_tune_knobs;
+    /* what runs the loop: TL_TUNE_PARALEON (the search; tune.guided 0 makes
+     * it the naive SA), or a baseline controller (tailor/tune.h) */
+    int tune_scheme;
     /* pktsim: stop at this simulated time (--until); flows not done by then
      * are unfinished. 0: run until every flow is done */
     int64_t until_ps;

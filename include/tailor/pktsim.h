@@ -136,6 +136,11 @@ int tl_pktsim_set_control(tl_pktsim *s, int64_t interval_ps, tl_pktsim_control_f
 typedef void (*tl_pktsim_rtt_fn)(void *ctx, uint32_t flow, int64_t rtt_ps, int64_t now_ps);
 void tl_pktsim_set_rtt_observer(tl_pktsim *s, tl_pktsim_rtt_fn fn, void *ctx);
 
+/* The rules between knobs that their ranges cannot say (Kmax >= Kmin,
+ * PFC's xon below xoff), as tl_pktsim_create and tl_pktsim_set_param apply
+ * them; TL_ERANGE naming the knobs. */
+int tl_pktsim_check_params(const tl_params *p, tl_err *err);
+
 /* Sets a registered knob from now on, on every NIC and switch: switch knobs
  * take effect at once on every port, CC knobs on every running flow (through
  * the CC's reconfigure), NIC knobs on the next packet. */

@@ -81,6 +81,12 @@ typedef struct tl_scenario {
  * 2:1, matrix B, WebServer sizes, sigma 2, 50% max link load, DCTCP, 200,000 flows. */
 const char *tl_scenario_default_json(void);
 
+/* Applies a preset file ({"transport": {"<group>": {"<knob>": value}}}, as
+ * `tailor tune` writes tune_setting.json) over p: `--preset-file`. A
+ * "transport.cc" in the file must equal cc. Errors name the file, line,
+ * column and JSON path (TL_EPARSE; TL_EIO for a file that cannot be read). */
+int tl_params_apply_preset_file(tl_params *p, const char *cc, const char *path, tl_err *err);
+
 /* Parses a scenario file. On failure sc is left empty (fini-safe). */
 int tl_scenario_load(tl_scenario *sc, const char *path, tl_err *err);
 /* Parses JSON text; source names it in errors; relative paths inside resolve

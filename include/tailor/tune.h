@@ -12,9 +12,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tailor/engine.h"
 #include "tailor/err.h"
 #include "tailor/params.h"
 #include "tailor/pktsim.h"
+#include "tailor/result.h"
 #include "tailor/topo.h"
 #include "tailor/workload.h"
 
@@ -80,11 +82,12 @@ typedef struct tl_anneal_cfg {
     double eta;                  /* most a knob follows the dominant type (Table III: 0.8) */
     double step_frac;            /* s_p as a share of the knob's default (0.25) */
     int is_guided;               /* 1: PARALEON's guided moves; 0: naive SA (either way) */
+    int batch;                   /* offline: candidates drawn per round, measured at once */
 } tl_anneal_cfg;
 void tl_anneal_cfg_default(tl_anneal_cfg *c);
 /* The same from the knobs tune.* of p (registered, defaults Table III's). */
 void tl_anneal_cfg_from(tl_anneal_cfg *c, const tl_params *p);
-#define TL_TUNE_N_KNOBS 7
+#define TL_TUNE_N_KNOBS 8
 extern const tl_param_def tl_tune_knobs[TL_TUNE_N_KNOBS];
 
 typedef struct tl_anneal tl_anneal;
@@ -99,6 +102,17 @@ void tl_anneal_destroy(tl_anneal *a);
  * writes the next setting (n values, knob order) to next. Returns 1 while
  * searching, 0 once the schedule has ended (next is then the best). */
 int tl_anneal_step(tl_anneal *a, double util, double p_elephant, double *next);
+/* The same in two halves, for a caller that measures several candidates
+ * at once (the offline tuner): propose writes a candidate moved from the
+ * current solution (its own random draws; the schedule does not move);
+ * judge reports a measured candidate (NAN: none measured), moves the
+ * schedule one setting on, and returns 1 while searching, 0 once it has
+ * ended. tl_anneal_step is judge(last candidate) then propose. */
+void tl_anneal_propose(tl_anneal *a, double p_elephant, double *cand);
+int tl_anneal_judge(tl_anneal *a, const double *cand, double util, int *is_accepted);
+/* The utility of the start, when the caller has measured it (otherwise
+ * the first candidate judged is accepted whatever it scores). */
+void tl_anneal_set_start(tl_anneal *a, double util);
 /* The best setting so far and its utility. */
 const double *tl_anneal_best(const tl_anneal *a, double *best_util);
 double tl_anneal_temperature(const tl_anneal *a);
@@ -109,12 +123,34 @@ double tl_anneal_temperature(const tl_anneal *a);
 extern const char *const tl_tune_table1_knobs[];
 extern const size_t tl_tune_n_table1_knobs;
 
+/* What runs the loop: PARALEON's search, or a baseline controller
+ * (src/tune/baseline.c; docs/paraleon.md "Baselines"). */
+enum { TL_TUNE_PARALEON, TL_TUNE_ACC, TL_TUNE_DCQCN_PLUS };
+/* "paraleon" and "naive" (the search; tune.guided tells them apart), "acc",
+ * "dcqcn-plus"; -1 for another name. */
+int tl_tune_scheme_find(const char *name);
+/* The knobs a baseline moves (3): ACC-like Kmin, Kmax, Pmax; DCQCN+-like
+ * the AI and HAI steps and the rate-increase timer. */
+const char *const *tl_baseline_knobs(int scheme, size_t *n);
+/* The network's signals in the interval that just ended. */
+typedef struct tl_baseline_signals {
+    double o_tp, o_rtt; /* the monitor's (Eq. 1), NAN when not measured */
+    double incast;      /* CNP-receiving flows per marking port (0: none) */
+} tl_baseline_signals;
+/* A baseline's next values (3) from the starting and current ones. */
+void tl_baseline_next(int scheme, const tl_baseline_signals *sig, const double *start,
+                      const double *cur, double *next);
+
 typedef struct tl_tuner tl_tuner;
 /* Tunes the n knobs (names borrowed) of pktsim run s by PARALEON's loop over
  * monitor m (attached first), starting from their values in p. */
 tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
                           const tl_params *p, const tl_anneal_cfg *cfg, uint64_t seed,
                           tl_err *err);
+/* A baseline controller (TL_TUNE_ACC, TL_TUNE_DCQCN_PLUS) in the loop's
+ * place: every interval from the first, its own knobs; the same files. */
+tl_tuner *tl_tuner_attach_baseline(tl_pktsim *s, tl_monitor *m, int scheme, const tl_topo *t,
+                                   const tl_params *p, tl_err *err);
 void tl_tuner_destroy(tl_tuner *t);
 /* Per interval: t_ms, state (0 idle, 1 searching), U, temperature, elephant
  * share, then the n knob values in force; *width = 5 + n. */
@@ -124,5 +160,86 @@ const double *tl_tuner_trajectory(const tl_tuner *t, size_t *n_rows, size_t *wid
 const tl_params *tl_tuner_setting(const tl_tuner *t, int *n_searches, uint64_t *n_refused);
 /* tune_trajectory.csv and tune_setting.json under dir. */
 int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err);
+
+/* ---- settings (src/tune/setting.c) ---- */
+
+/* Sets values[i] on knobs[i] through set (in order); a value set refuses
+ * (a rule between knobs: Kmax below Kmin) is tried again once the others
+ * are set, and otherwise keeps the value in force. Writes the values in
+ * force to applied; returns how many were refused. */
+typedef int (*tl_setting_fn)(void *ctx, const char *knob, double value, tl_err *err);
+int tl_setting_apply(const char *const *knobs, const double *values, size_t n, tl_setting_fn set,
+                     void *ctx, const double *old, double *applied);
+/* A setter for tl_setting_apply on a tl_params (ctx) under pktsim's rules
+ * between knobs (tl_pktsim_check_params). */
+int tl_setting_set_params(void *ctx, const char *knob, double value, tl_err *err);
+/* Writes a preset file ({"transport": {"group": {"knob": value}}}, what
+ * `--preset-file` reads) of the n knobs and values, atomically. */
+int tl_setting_save(const char *path, const char *const *knobs, const double *values, size_t n,
+                    tl_err *err);
+
+/* ---- the offline tuner's objective (src/tune/objective.c) ---- */
+
+#define TL_OBJ_MAX_TERMS 8
+#define TL_OBJECTIVE_DEFAULT "p99@0-1KB,mean@50KB+"
+/* A weighted sum of FCT-slowdown statistics per size bucket, lower better:
+ * "STAT@BUCKET[:WEIGHT],..." with STAT mean, p50, p90, p99 or p99.9 and
+ * BUCKET one of tl_bucket_names; without weights the terms count equally,
+ * with them every term has one and they sum to 1. */
+typedef struct tl_objective {
+    int n;
+    int stat[TL_OBJ_MAX_TERMS];   /* 0 mean, 1.. tl_pcts[stat - 1] */
+    int bucket[TL_OBJ_MAX_TERMS]; /* index into tl_bucket_names */
+    double w[TL_OBJ_MAX_TERMS];
+    char text[256];
+} tl_objective;
+/* TL_EPARSE with err->path "--objective SPEC" and the term at fault. */
+int tl_objective_parse(tl_objective *o, const char *spec, tl_err *err);
+/* The objective of a summary; NAN and TL_EINVAL for a term whose bucket has
+ * no finished flow. */
+double tl_objective_eval(const tl_objective *o, const tl_summary *s, tl_err *err);
+const char *tl_objective_stat_name(int stat); /* "mean", "p50", ... */
+
+/* ---- offline tuning with an estimator as oracle (src/tune/offline.c) ---- */
+
+typedef struct tl_offline_opts {
+    const tl_engine_ops *oracle;
+    const tl_engine_opts *eng; /* the oracle's options (NULL: none); borrowed */
+    const char *const *knobs;  /* (n) searched knobs; borrowed */
+    size_t n;
+    tl_objective obj;
+    tl_anneal_cfg anneal;
+    int n_threads; /* workers for a round's candidates (<= 0: all cores) */
+} tl_offline_opts;
+
+typedef struct tl_offline tl_offline;
+/* Checks before any simulation that the oracle reads every knob
+ * (tl_engine_reads_knob: TL_EINVAL naming the knob and why) and that the
+ * schedule ends. Borrows w (its parameters are the starting setting). */
+tl_offline *tl_offline_create(const tl_world *w, const tl_offline_opts *o, uint64_t seed,
+                              tl_err *err);
+void tl_offline_destroy(tl_offline *t);
+/* Measures the start, then searches: each round draws anneal.batch
+ * candidates from the current setting, has the oracle estimate them at
+ * once, and judges them in order. The utility of a candidate is the
+ * objective's improvement over the start in percent, 100 (1 - obj/obj0). */
+int tl_offline_run(tl_offline *t, tl_progress *prog, tl_err *err);
+/* Runs pktsim under the start and the best setting (at once): the truth
+ * the estimates are checked against. */
+int tl_offline_validate(tl_offline *t, tl_progress *prog, tl_err *err);
+/* Per candidate: index, temperature, objective (NAN: a rule refused it),
+ * utility, accepted (0/1), best objective so far, then the n knob values;
+ * *width = 6 + n. */
+const double *tl_offline_trajectory(const tl_offline *t, size_t *n_rows, size_t *width);
+/* The best setting (n values) and the objective of start and best by the
+ * oracle and (after validate; else NAN) by pktsim. */
+const double *tl_offline_best(const tl_offline *t, double est[2], double truth[2]);
+/* The summaries behind those: which 0 start, 1 best; is_truth 0 the
+ * oracle's, 1 pktsim's (NULL before validate). */
+const tl_summary *tl_offline_summary(const tl_offline *t, int which, int is_truth);
+/* tune_offline.csv (the trajectory), tune_setting.json (the best as a
+ * preset file), tune_validation.csv (after validate) and tune_offline.gp
+ * under dir. */
+int tl_offline_save(const tl_offline *t, const char *dir, tl_err *err);
 
 #endif

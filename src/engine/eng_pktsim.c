@@ -93,9 +93,15 @@ static int run(tl_engine *e, tl_progress *prog, tl_err *err)
     if (!rc && e->o.is_tune) {
         tl_anneal_cfg cfg;
         tl_anneal_cfg_from(&cfg, &e->w->sc.params);
-        if (!(qt->tuner = tl_tuner_attach(sim, qt->mon, tl_tune_table1_knobs,
-                                          tl_tune_n_table1_knobs, &e->w->sc.params, &cfg,
-                                          e->w->sc.seed, err)))
+        const char *const *knobs = e->o.tune_knobs ? e->o.tune_knobs : tl_tune_table1_knobs;
+        size_t n_knobs = e->o.tune_knobs ? e->o.n_tune_knobs : tl_tune_n_table1_knobs;
+        if (e->o.tune_scheme != TL_TUNE_PARALEON)
+            qt->tuner = tl_tuner_attach_baseline(sim, qt->mon, e->o.tune_scheme, e->w->topo,
+                                                 &e->w->sc.params, err);
+        else
+            qt->tuner = tl_tuner_attach(sim, qt->mon, knobs, n_knobs, &e->w->sc.params, &cfg,
+                                        e->w->sc.seed, err);
+        if (!qt->tuner)
             rc = err->code;
     }
     int64_t until = e->o.until_ps ? e->o.until_ps : e->w->sc.engine.until_ps;
@@ -220,10 +226,13 @@ static void report(const tl_engine *e, char *buf, size_t n)
         size_t len = strlen(buf);
         snprintf(buf + len, n - len, "\ntune: %d searches, %llu values refused by a rule; ended on",
                  n_searches, (unsigned long long)n_refused);
-        for (size_t i = 0; i < tl_tune_n_table1_knobs; i++) {
+        const char *const *knobs = e->o.tune_knobs ? e->o.tune_knobs : tl_tune_table1_knobs;
+        size_t n_knobs = e->o.tune_knobs ? e->o.n_tune_knobs : tl_tune_n_table1_knobs;
+        if (e->o.tune_scheme != TL_TUNE_PARALEON)
+            knobs = tl_baseline_knobs(e->o.tune_scheme, &n_knobs);
+        for (size_t i = 0; i < n_knobs; i++) {
             len = strlen(buf);
-            snprintf(buf + len, n - len, " %s=%.4g", tl_tune_table1_knobs[i],
-                     tl_params_get(cur, tl_tune_table1_knobs[i]));
+            snprintf(buf + len, n - len, " %s=%.4g", knobs[i], tl_params_get(cur, knobs[i]));
         }
     }
 }

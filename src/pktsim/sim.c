@@ -97,6 +97,24 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
 
 /* ---- configuration ---- */
 
+int tl_pktsim_check_params(const tl_params *p, tl_err *err)
+{
+    double kmin = tl_knob(p, TL_K_SW_KMIN_BYTES_PER_GBPS);
+    double kmax = tl_knob(p, TL_K_SW_KMAX_BYTES_PER_GBPS);
+    uint64_t xoff = (uint64_t)tl_knob(p, TL_K_SW_PFC_XOFF_BYTES);
+    uint64_t xon = (uint64_t)tl_knob(p, TL_K_SW_PFC_XON_BYTES);
+    if (kmax < kmin)
+        return tl_err_set(err, TL_ERANGE,
+                          "switch.kmax_bytes_per_gbps (%g) must be >= switch.kmin_bytes_per_gbps "
+                          "(%g)",
+                          kmax, kmin);
+    if (tl_knob(p, TL_K_SW_PFC) != 0 && xon >= xoff)
+        return tl_err_set(err, TL_ERANGE,
+                          "switch.pfc_xon_bytes (%llu) must be below switch.pfc_xoff_bytes (%llu)",
+                          (unsigned long long)xon, (unsigned long long)xoff);
+    return 0;
+}
+
 /* Reads every knob pktsim uses from s->params into the ports and the
  * simulation (at create, and after each run-time change). Validates the
  * combinations the registry's ranges cannot. */
@@ -106,8 +124,6 @@ static int apply_params(tl_pktsim *s, tl_err *err)
     uint32_t mtu = (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES);
     uint32_t hdr = (uint32_t)tl_knob(p, TL_K_NIC_HEADER_BYTES);
     uint64_t buffer = tl_pktsim_buffer_bytes(p, s->fabric.nic_bps);
-    double kmin = tl_knob(p, TL_K_SW_KMIN_BYTES_PER_GBPS);
-    double kmax = tl_knob(p, TL_K_SW_KMAX_BYTES_PER_GBPS);
     int is_pfc = tl_knob(p, TL_K_SW_PFC) != 0;
     uint64_t xoff = (uint64_t)tl_knob(p, TL_K_SW_PFC_XOFF_BYTES);
     uint64_t xon = (uint64_t)tl_knob(p, TL_K_SW_PFC_XON_BYTES);
@@ -115,15 +131,9 @@ static int apply_params(tl_pktsim *s, tl_err *err)
         return tl_err_set(err, TL_ERANGE,
                           "switch.buffer_bytes (%llu) is smaller than one packet (%u bytes)",
                           (unsigned long long)buffer, mtu + hdr);
-    if (kmax < kmin)
-        return tl_err_set(err, TL_ERANGE,
-                          "switch.kmax_bytes_per_gbps (%g) must be >= switch.kmin_bytes_per_gbps "
-                          "(%g)",
-                          kmax, kmin);
-    if (is_pfc && xon >= xoff)
-        return tl_err_set(err, TL_ERANGE,
-                          "switch.pfc_xon_bytes (%llu) must be below switch.pfc_xoff_bytes (%llu)",
-                          (unsigned long long)xon, (unsigned long long)xoff);
+    int rc = tl_pktsim_check_params(p, err);
+    if (rc)
+        return rc;
     s->mtu_bytes = mtu;
     s->header_bytes = hdr;
     s->ack_bytes = (uint32_t)tl_knob(p, TL_K_NIC_ACK_BYTES);

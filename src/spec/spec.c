@@ -722,34 +722,12 @@ static int parse_plugins(ctx *c, json_t *o, tl_scenario *sc)
     return 0;
 }
 
-/* transport: {"cc": name, "<group>": {"<knob>": value}} -> registry "group.knob". */
-static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
+/* The knob groups of a "transport" object at P ({"<group>": {"<knob>":
+ * value}} -> registry "group.knob"), skipping the keys that are not knobs. */
+static int parse_knob_groups(ctx *c, json_t *o, const char *P, tl_params *params)
 {
-    const char *P = "transport";
-    snprintf(sc->cc, sizeof sc->cc, "%s", TL_CC_DEFAULT);
-    int rc = get_str(c, o, P, "cc", sc->cc, sizeof sc->cc, 0);
-    OPT(rc);
-    const tl_cc_desc *cc = tl_cc_lookup(sc->cc);
-    if (!cc) {
-        const char *s = tl_cc_suggest(sc->cc);
-        char known[256];
-        tl_cc_names(known, sizeof known, ", ", ", ", 0);
-        return fail(c, "transport.cc", TL_EPARSE,
-                    "unknown congestion control \"%s\"%s%s%s; known: %s", sc->cc,
-                    s ? " (did you mean \"" : "", s ? s : "", s ? "\"?)" : "", known);
-    }
-    /* The CC's own starting point (PFC on for the RDMA CCs), then a named
-     * preset, then the explicit knobs, each over the one before. */
+    int rc;
     tl_err inner;
-    tl_err_clear(&inner);
-    if (cc->default_preset && tl_params_apply_preset(&sc->params, cc->default_preset, &inner) != 0)
-        return fail(c, "transport.cc", inner.code, "%s", inner.msg);
-    char preset[64];
-    rc = get_str(c, o, P, "preset", preset, sizeof preset, 0);
-    OPT(rc);
-    if (rc == 0 && tl_params_apply_preset(&sc->params, preset, &inner) != 0)
-        return fail(c, "transport.preset", inner.code, "%s", inner.msg);
-    OPT(parse_plugins(c, o, sc));
     const char *group;
     json_t *g;
     json_object_foreach(o, group, g)
@@ -778,11 +756,11 @@ static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
             }
             tl_err_clear(&inner);
             if (json_is_number(v))
-                rc = tl_params_set(&sc->params, name, json_number_value(v), &inner);
+                rc = tl_params_set(params, name, json_number_value(v), &inner);
             else if (json_is_string(v))
-                rc = tl_params_set_text(&sc->params, name, json_string_value(v), &inner);
+                rc = tl_params_set_text(params, name, json_string_value(v), &inner);
             else if (json_is_boolean(v))
-                rc = tl_params_set(&sc->params, name, json_is_true(v), &inner);
+                rc = tl_params_set(params, name, json_is_true(v), &inner);
             else
                 return fail(c, kp, TL_EPARSE, "expected a number or a string, found %s",
                             tl_json_type_name(v));
@@ -791,6 +769,37 @@ static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
         }
     }
     return 0;
+}
+
+/* transport: {"cc": name, "<group>": {"<knob>": value}} -> registry "group.knob". */
+static int parse_transport(ctx *c, json_t *o, tl_scenario *sc)
+{
+    const char *P = "transport";
+    snprintf(sc->cc, sizeof sc->cc, "%s", TL_CC_DEFAULT);
+    int rc = get_str(c, o, P, "cc", sc->cc, sizeof sc->cc, 0);
+    OPT(rc);
+    const tl_cc_desc *cc = tl_cc_lookup(sc->cc);
+    if (!cc) {
+        const char *s = tl_cc_suggest(sc->cc);
+        char known[256];
+        tl_cc_names(known, sizeof known, ", ", ", ", 0);
+        return fail(c, "transport.cc", TL_EPARSE,
+                    "unknown congestion control \"%s\"%s%s%s; known: %s", sc->cc,
+                    s ? " (did you mean \"" : "", s ? s : "", s ? "\"?)" : "", known);
+    }
+    /* The CC's own starting point (PFC on for the RDMA CCs), then a named
+     * preset, then the explicit knobs, each over the one before. */
+    tl_err inner;
+    tl_err_clear(&inner);
+    if (cc->default_preset && tl_params_apply_preset(&sc->params, cc->default_preset, &inner) != 0)
+        return fail(c, "transport.cc", inner.code, "%s", inner.msg);
+    char preset[64];
+    rc = get_str(c, o, P, "preset", preset, sizeof preset, 0);
+    OPT(rc);
+    if (rc == 0 && tl_params_apply_preset(&sc->params, preset, &inner) != 0)
+        return fail(c, "transport.preset", inner.code, "%s", inner.msg);
+    OPT(parse_plugins(c, o, sc));
+    return parse_knob_groups(c, o, P, &sc->params);
 }
 
 static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
@@ -909,6 +918,53 @@ out:
     json_decref(root);
     if (rc)
         tl_scenario_fini(sc);
+    return rc;
+}
+
+int tl_params_apply_preset_file(tl_params *p, const char *cc, const char *path, tl_err *err)
+{
+    char *text = tl_read_file(path, NULL, err);
+    if (!text) {
+        if (err && err->code == TL_EIO)
+            snprintf(err->msg, sizeof err->msg, "cannot open the preset file");
+        return err ? err->code : TL_EIO;
+    }
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        free(text);
+        return tl_json_load_fail(err, path, &je);
+    }
+    ctx c = {.err = err};
+    int rc = tl_json_ctx_init(&c.j, path, text, err);
+    json_t *o = NULL;
+    static const char *const keys[] = {"transport", "description", NULL};
+    if (!rc && !json_is_object(root))
+        rc = fail(&c, "", TL_EPARSE, "expected a preset object ({\"transport\": {...}}), found %s",
+                  tl_json_type_name(root));
+    if (!rc)
+        rc = check_keys(&c, root, "", keys);
+    if (!rc && !(o = get_obj(&c, root, "", "transport", 1, &rc)) && !rc)
+        rc = TL_EPARSE;
+    char found[64] = "";
+    if (!rc && get_str(&c, o, "transport", "cc", found, sizeof found, 0) < 0)
+        rc = err->code;
+    if (!rc && found[0] && strcmp(found, cc) != 0)
+        rc = fail(&c, "transport.cc", TL_EINVAL,
+                  "the preset is for congestion control \"%s\", the run uses \"%s\"", found,
+                  cc);
+    static const char *const not_here[] = {"preset", "lb", "queue_policy", "protocol"};
+    for (size_t k = 0; !rc && k < sizeof not_here / sizeof *not_here; k++)
+        if (json_object_get(o, not_here[k])) {
+            char kp[64];
+            rc = fail_key(&c, tl_json_join(kp, sizeof kp, "transport", not_here[k]), TL_EPARSE,
+                          "a preset file holds knob groups only (and \"cc\" to check)");
+        }
+    if (!rc)
+        rc = parse_knob_groups(&c, o, "transport", p);
+    tl_json_ctx_fini(&c.j);
+    json_decref(root);
+    free(text);
     return rc;
 }
 

@@ -9,8 +9,8 @@
  *   - naive: each knob moves either way with probability 1/2.
  * Every move is s_p x rand(0.5, 1), s_p = anneal step fraction x the knob's
  * scale (its default, or a thousandth of its range when the default is 0;
- * 1 for flags and small integers), clamped to the knob's range and rounded
- * for integer knobs. Acceptance is Metropolis on the utility at the
+ * 1 for flags and small integers), rounded (integer knobs to an integer,
+ * others to 6 significant digits) and clamped to the knob's range. Acceptance is Metropolis on the utility at the
  * temperature, which falls by the cooling rate every iters_per_temp
  * settings until it is at or below the final one. */
 #include <math.h>
@@ -27,11 +27,11 @@ struct tl_anneal {
     double *lo, *hi, *step, *cur, *cand, *best;
     int *is_int, *up_tp; /* raising favours throughput (1) or low delay (0) */
     double cur_util, best_util, temp;
-    int iter, is_started, is_done;
+    int iter, is_done;
     tl_rng rng;
 };
 
-enum { T0, T_FINAL, COOLING, ITERS, ETA, STEP, GUIDED, N_KNOBS };
+enum { T0, T_FINAL, COOLING, ITERS, ETA, STEP, GUIDED, BATCH, N_KNOBS };
 const tl_param_def tl_tune_knobs[TL_TUNE_N_KNOBS] = {
     [T0] = {"tune.t0", TL_UNIT_NONE, 90, 1e-9, 1e9, 0, TL_DIR_NEUTRAL,
             "Initial temperature of the annealing (paraleon.txt Table III: 90)."},
@@ -49,6 +49,10 @@ const tl_param_def tl_tune_knobs[TL_TUNE_N_KNOBS] = {
     [GUIDED] = {"tune.guided", TL_UNIT_BOOL, 1, 0, 1, 1, TL_DIR_NEUTRAL,
                 "1: PARALEON's guided moves; 0: naive SA, either way with probability 1/2 (the "
                 "ablation of Fig. 12)."},
+    [BATCH] = {"tune.batch", TL_UNIT_NONE, 4, 1, 64, 1, TL_DIR_NEUTRAL,
+               "Offline tuning (tailor tune --oracle): candidates drawn from the current setting "
+               "per round and estimated at once, then judged in order (1: plain SA). Not the "
+               "thread count, so results do not depend on it."},
 };
 _Static_assert(N_KNOBS == TL_TUNE_N_KNOBS, "tailor/tune.h declares the table's size");
 
@@ -62,6 +66,7 @@ void tl_anneal_cfg_default(tl_anneal_cfg *c)
     c->eta = 0.8;
     c->step_frac = 0.25;
     c->is_guided = 1;
+    c->batch = 4;
 }
 
 void tl_anneal_cfg_from(tl_anneal_cfg *c, const tl_params *p)
@@ -74,6 +79,7 @@ void tl_anneal_cfg_from(tl_anneal_cfg *c, const tl_params *p)
     c->eta = k[ETA];
     c->step_frac = k[STEP];
     c->is_guided = k[GUIDED] != 0;
+    c->batch = (int)k[BATCH];
 }
 
 void tl_anneal_destroy(tl_anneal *a)
@@ -154,6 +160,23 @@ tl_anneal *tl_anneal_create(const tl_anneal_cfg *cfg, const char *const *knobs, 
     return a;
 }
 
+/* v to 6 significant digits: a setting reads as an operator would write
+ * it, and a preset file (%.10g) holds it exactly. */
+static double round_sig(double v)
+{
+    if (v == 0 || !isfinite(v))
+        return v;
+    /* exact powers of ten either way, so the quotient or product is the
+     * double nearest the decimal, as strtod reads it */
+    double e = 5 - floor(log10(fabs(v)));
+    if (e >= 0) {
+        double scale = pow(10, e);
+        return round(v * scale) / scale;
+    }
+    double unit = pow(10, -e);
+    return round(v / unit) * unit;
+}
+
 /* The next candidate, moved from the current solution. */
 static void mutate(tl_anneal *a, double p_elephant)
 {
@@ -168,22 +191,26 @@ static void mutate(tl_anneal *a, double p_elephant)
         double v = a->cur[i] + (is_up ? s : -s);
         if (a->is_int[i])
             v = is_up ? ceil(v) : floor(v);
+        else
+            v = round_sig(v);
         a->cand[i] = fmin(a->hi[i], fmax(a->lo[i], v));
     }
 }
 
-int tl_anneal_step(tl_anneal *a, double util, double p_elephant, double *next)
+int tl_anneal_judge(tl_anneal *a, const double *cand, double util, int *is_accepted)
 {
-    if (a->is_done) {
-        memcpy(next, a->best, a->n * sizeof *next);
+    if (is_accepted)
+        *is_accepted = 0;
+    if (a->is_done)
         return 0;
-    }
-    /* Algorithm 1, lines 5-13: the setting measured is the candidate */
+    /* Algorithm 1, lines 5-13: Metropolis on the measured candidate */
     if (!isnan(util)) {
         double r = tl_rng_uniform(&a->rng);
         if (util > a->cur_util || exp((util - a->cur_util) / a->temp) > r) {
             a->cur_util = util;
-            memcpy(a->cur, a->cand, a->n * sizeof *a->cur);
+            memcpy(a->cur, cand, a->n * sizeof *a->cur);
+            if (is_accepted)
+                *is_accepted = 1;
         }
         if (a->cur_util > a->best_util) {
             a->best_util = a->cur_util;
@@ -193,15 +220,33 @@ int tl_anneal_step(tl_anneal *a, double util, double p_elephant, double *next)
     if (++a->iter >= a->cfg.iters_per_temp) { /* line 25 */
         a->iter = 0;
         a->temp *= a->cfg.cooling;
-        if (a->temp <= a->cfg.t_final) {
+        if (a->temp <= a->cfg.t_final)
             a->is_done = 1;
-            memcpy(next, a->best, a->n * sizeof *next);
-            return 0;
-        }
     }
+    return !a->is_done;
+}
+
+void tl_anneal_propose(tl_anneal *a, double p_elephant, double *cand)
+{
     mutate(a, isnan(p_elephant) ? 0.5 : p_elephant); /* lines 14-22 */
-    memcpy(next, a->cand, a->n * sizeof *next);
+    memcpy(cand, a->cand, a->n * sizeof *cand);
+}
+
+int tl_anneal_step(tl_anneal *a, double util, double p_elephant, double *next)
+{
+    if (!a->is_done)
+        tl_anneal_judge(a, a->cand, util, NULL);
+    if (a->is_done) {
+        memcpy(next, a->best, a->n * sizeof *next);
+        return 0;
+    }
+    tl_anneal_propose(a, p_elephant, next);
     return 1;
+}
+
+void tl_anneal_set_start(tl_anneal *a, double util)
+{
+    a->cur_util = a->best_util = util;
 }
 
 const double *tl_anneal_best(const tl_anneal *a, double *best_util)

@@ -17,7 +17,7 @@
 #include "monitor_int.h"
 #include "tailor/tune.h"
 
-enum { IDLE, SEARCHING };
+enum { IDLE, SEARCHING, CONTROL };
 
 const char *const tl_tune_table1_knobs[] = {
     "dcqcn.ai_rate_bps",         "dcqcn.hai_rate_bps",         "dcqcn.rate_reduce_monitor_period_ps",
@@ -41,29 +41,26 @@ struct tl_tuner {
     double *rows;
     size_t n_rows, cap_rows;
     uint64_t n_refused;
+    /* a baseline controller (scheme != TL_TUNE_PARALEON) */
+    int scheme;
+    const tl_topo *topo;
+    double start[3];
+    uint64_t prev_cnps, *prev_marks; /* per channel */
 };
+
+static int set_sim(void *ctx, const char *knob, double value, tl_err *err)
+{
+    return tl_pktsim_set_param(ctx, knob, value, err);
+}
 
 static int dispatch(tl_tuner *t, const double *v)
 {
-    /* A value a rule refuses now (kmax below kmin) may pass once the others
-     * are set; what is still refused keeps its old value. */
-    int is_refused[64] = {0};
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < t->n; i++) {
-            if (pass && !is_refused[i])
-                continue;
-            tl_err err;
-            tl_err_clear(&err);
-            if (tl_params_get(&t->cur, t->knobs[i]) == v[i]) {
-                is_refused[i] = 0;
-                continue;
-            }
-            is_refused[i] = tl_pktsim_set_param(t->sim, t->knobs[i], v[i], &err) != 0;
-            if (!is_refused[i])
-                tl_params_set(&t->cur, t->knobs[i], v[i], NULL);
-        }
+    double old[64], now[64];
     for (size_t i = 0; i < t->n; i++)
-        t->n_refused += (uint64_t)is_refused[i];
+        old[i] = tl_params_get(&t->cur, t->knobs[i]);
+    t->n_refused += (uint64_t)tl_setting_apply(t->knobs, v, t->n, set_sim, t->sim, old, now);
+    for (size_t i = 0; i < t->n; i++)
+        tl_params_set(&t->cur, t->knobs[i], now[i], NULL);
     return 0;
 }
 
@@ -89,6 +86,45 @@ static int log_row(tl_tuner *t, const tl_monitor_row *r)
     return 0;
 }
 
+/* The interval's signals for a baseline: the monitor's terms, and the CNP-
+ * receiving flows per marking port (CNPs x the CNP interval / the interval
+ * is how many flows were notified throughout it). */
+static void signals(tl_tuner *t, const tl_monitor_row *r, tl_baseline_signals *sig)
+{
+    sig->o_tp = r->o_tp;
+    sig->o_rtt = r->o_rtt;
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(t->sim, &st);
+    uint32_t n_marking = 0;
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(t->topo); c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(t->sim, c, &ps);
+        n_marking += ps.marks > t->prev_marks[c];
+        t->prev_marks[c] = ps.marks;
+    }
+    double cnp_ps = tl_params_get(&t->cur, "dcqcn.min_time_between_cnps_ps");
+    double flows = (double)(st.n_cnps - t->prev_cnps) * fmax(cnp_ps, 1) /
+                   (double)t->mon->interval_ps;
+    t->prev_cnps = st.n_cnps;
+    sig->incast = n_marking ? flows / n_marking : 0;
+}
+
+static int step_baseline(tl_tuner *t, const tl_monitor_row *r)
+{
+    tl_baseline_signals sig;
+    signals(t, r, &sig);
+    double cur[3];
+    for (size_t i = 0; i < 3; i++)
+        cur[i] = tl_params_get(&t->cur, t->knobs[i]);
+    tl_baseline_next(t->scheme, &sig, t->start, cur, t->next);
+    for (size_t i = 0; i < 3; i++) { /* inside the registry's ranges */
+        const tl_param_def *d = tl_params_def((size_t)tl_params_find(t->knobs[i]));
+        t->next[i] = fmin(d->max, fmax(d->min, t->next[i]));
+    }
+    int rc = dispatch(t, t->next);
+    return rc ? rc : log_row(t, r);
+}
+
 static int step(void *ctx, tl_pktsim *s, int64_t now)
 {
     tl_tuner *t = ctx;
@@ -97,6 +133,8 @@ static int step(void *ctx, tl_pktsim *s, int64_t now)
     if (!nr || rows[nr - 1].t_ps != now)
         return 0; /* the monitor closed no interval now */
     const tl_monitor_row *r = &rows[nr - 1];
+    if (t->scheme != TL_TUNE_PARALEON)
+        return step_baseline(t, r);
     int rc = 0;
     if (t->state == IDLE && (r->is_trigger || (!t->is_first_done && !isnan(t->mon->ref_p)))) {
         tl_err err;
@@ -162,10 +200,49 @@ tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs,
     return t;
 }
 
+tl_tuner *tl_tuner_attach_baseline(tl_pktsim *s, tl_monitor *m, int scheme, const tl_topo *topo,
+                                   const tl_params *p, tl_err *err)
+{
+    if (scheme != TL_TUNE_ACC && scheme != TL_TUNE_DCQCN_PLUS) {
+        tl_err_set(err, TL_EINVAL, "tune: no baseline controller %d", scheme);
+        return NULL;
+    }
+    tl_tuner *t = calloc(1, sizeof *t);
+    if (!t) {
+        tl_err_nomem(err);
+        return NULL;
+    }
+    size_t n;
+    const char *const *knobs = tl_baseline_knobs(scheme, &n);
+    t->sim = s;
+    t->mon = m;
+    t->n = n;
+    t->scheme = scheme;
+    t->topo = topo;
+    t->state = CONTROL;
+    t->knobs = malloc(n * sizeof *t->knobs);
+    t->next = malloc(n * sizeof *t->next);
+    t->prev_marks = calloc(2 * (size_t)tl_topo_n_links(topo) + 1, sizeof *t->prev_marks);
+    int rc = !t->knobs || !t->next || !t->prev_marks ? tl_err_nomem(err)
+                                                     : tl_params_copy(&t->cur, p, err);
+    if (!rc) {
+        memcpy(t->knobs, knobs, n * sizeof *knobs);
+        for (size_t i = 0; i < n; i++)
+            t->start[i] = tl_params_get(p, knobs[i]);
+        rc = tl_pktsim_set_control(s, m->interval_ps, step, t, err);
+    }
+    if (rc) {
+        tl_tuner_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
 void tl_tuner_destroy(tl_tuner *t)
 {
     if (!t)
         return;
+    free(t->prev_marks);
     tl_anneal_destroy(t->search);
     if (t->cur.v)
         tl_params_fini(&t->cur);
@@ -208,7 +285,8 @@ int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err)
     size_t w = 5 + t->n;
     for (size_t r = 0; r < t->n_rows; r++) {
         const double *row = t->rows + r * w;
-        fprintf(f, "%.3f,%s", row[0], row[1] == SEARCHING ? "search" : "idle");
+        fprintf(f, "%.3f,%s", row[0],
+                row[1] == SEARCHING ? "search" : row[1] == CONTROL ? "control" : "idle");
         for (size_t k = 2; k < w; k++) {
             fputc(',', f);
             if (!isnan(row[k]))
@@ -219,25 +297,11 @@ int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err)
     int rc = tl_afile_commit(&af, err);
     if (rc)
         return rc;
+    double v[64];
+    for (size_t i = 0; i < t->n; i++)
+        v[i] = tl_params_get(&t->cur, t->knobs[i]);
     snprintf(path, sizeof path, "%s/tune_setting.json", dir);
-    if (!(f = tl_afile_open(&af, path, err)))
-        return err->code;
-    fprintf(f, "{\"transport\": {");
-    const char *group_open = NULL;
-    for (size_t i = 0; i < t->n; i++) {
-        const char *dot = strchr(t->knobs[i], '.');
-        size_t glen = (size_t)(dot - t->knobs[i]);
-        int is_new = !group_open || strncmp(group_open, t->knobs[i], glen) != 0 ||
-                     group_open[glen] != '.';
-        if (is_new)
-            fprintf(f, "%s\"%.*s\": {", group_open ? "}, " : "", (int)glen, t->knobs[i]);
-        else
-            fprintf(f, ", ");
-        fprintf(f, "\"%s\": %.10g", dot + 1, tl_params_get(&t->cur, t->knobs[i]));
-        group_open = t->knobs[i];
-    }
-    fprintf(f, "%s}}\n", group_open ? "}" : "");
-    if ((rc = tl_afile_commit(&af, err)))
+    if ((rc = tl_setting_save(path, t->knobs, v, t->n, err)))
         return rc;
     /* tune.gp: U over time, and each knob relative to its starting value */
     snprintf(path, sizeof path, "%s/tune.gp", dir);
