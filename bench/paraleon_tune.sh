@@ -38,11 +38,17 @@ HAD=examples/paraleon/hadoop.json
 ONOFF=examples/paraleon/onoff-a2a.json
 sed "s/\"flows\": 40000/\"flows\": $FLOWS/" "$HAD" >"$OUT/hadoop.json"
 
-echo "== Pretrained: offline search with Parsimon (--cluster) on seed 100's workload"
+echo "== Pretrained: offline searches with Parsimon (--cluster), seed 100's workload"
 start=$(date +%s)
-"$W" tune "$OUT/hadoop.json" -o "$OUT/pretrained-search" --oracle parsimon --cluster --seed 100 \
-    --flow-count 20000 --quiet >"$OUT/pretrained-search.log"
-sed -n '1,5p' "$OUT/pretrained-search.log"
+"$W" tune "$OUT/hadoop.json" -o "$OUT/pretrained-hadoop" --oracle parsimon --cluster --seed 100 \
+    --flow-count "${PRE_FLOWS:-20000}" --quiet >"$OUT/pretrained-hadoop.log" &
+"$W" tune "$ONOFF" -o "$OUT/pretrained-onoff" --oracle parsimon --cluster --seed 100 \
+    --flow-count 760 --objective p99@50KB+,mean@50KB+ --quiet >"$OUT/pretrained-onoff.log" &
+wait
+for w in hadoop onoff; do
+    echo "-- $w"
+    sed -n '1,5p' "$OUT/pretrained-$w.log"
+done
 echo "   ($(($(date +%s) - start)) s)"
 
 # runs SCENARIO TAG FLOWS SCHEMES: every scheme x seed, two at a time
@@ -55,13 +61,13 @@ runs() {
             case $name in
             default) args="--preset dcqcn.nvidia-default" ;;
             expert) args="--preset dcqcn.expert" ;;
-            pretrained) args="--preset-file $OUT/pretrained-search/tune_setting.json" ;;
+            pretrained) args="--preset-file $OUT/pretrained-$tag/tune_setting.json" ;;
             naive) args="--scheme naive" ;;
             acc) args="--scheme acc" ;;
             dcqcn-plus) args="--scheme dcqcn-plus" ;;
             *) args="" ;;
             esac
-            echo "$OUT/$tag $W $sc $name $s $flows $args"
+            echo "$OUT/$tag $W $sc $name $s $flows${args:+ $args}" # no trailing blank: xargs -L
         done
     done | xargs -P 2 -L 1 sh "$0" --one
 }
@@ -125,7 +131,9 @@ sed 's/"file": "onoff-a2a.csv"/"file": "influx.csv"/' "$ONOFF" >"$OUT/influx.jso
 for name in default paraleon; do
     cmd=run
     [ $name = paraleon ] && cmd=tune
-    "$W" $cmd "$OUT/influx.json" -o "$OUT/influx-$name" --monitor --quiet >"$OUT/influx-$name.log" 2>&1 &
+    extra=--monitor
+    [ $name = paraleon ] && extra= # tune runs the monitor
+    "$W" $cmd "$OUT/influx.json" -o "$OUT/influx-$name" $extra --quiet >"$OUT/influx-$name.log" 2>&1 &
 done
 wait
 printf "%-9s %22s %22s %8s\n" scheme "O_TP 90-135ms (before)" "O_RTT 90-135ms (before)" triggers

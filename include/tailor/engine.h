@@ -4,8 +4,9 @@
  * looks one up, runs it on a built world with engine options, and gets the
  * common result: the per-flow FCT table (engines that simulate flows) and
  * the slowdown summary with its run record, plus the engine's own result
- * files. `tailor run`, `sweep` and `demo` dispatch through it; `tune` and an
- * MPI scale-out are meant to (docs/engines.md).
+ * files. `tailor run`, `sweep`, `demo` and `tune` (its offline oracles,
+ * src/tune/offline.c) dispatch through it; an MPI scale-out is meant to
+ * (docs/engines.md).
  *
  * The engines' own APIs (tailor/pktsim.h, flowsim.h, parsimon.h, m3.h) stay
  * public: this layer only maps options and results. */
