@@ -12,7 +12,8 @@
 #   4. the SA ablation: guided vs naive, U over the search (Fig. 12).
 # Schemes: default (dcqcn.nvidia-default), expert (Table I), PARALEON (closed
 # loop), naive SA, ACC-like, DCQCN+-like, Pretrained (the offline search with
-# Parsimon on seed 100's workload, held static).
+# Parsimon on seed 100's workload, held static), and "settled": the setting
+# each PARALEON run ended on, held static over the same workload.
 #   bench/paraleon_tune.sh [OUT_DIR] [BUILD_DIR] [SEEDS] [FLOWS]
 #   (defaults out/paraleon-tune, build, "1 2 3", 300000; about 40 minutes
 #   at the defaults on 2 cores; run from the repo root)
@@ -62,6 +63,7 @@ runs() {
             default) args="--preset dcqcn.nvidia-default" ;;
             expert) args="--preset dcqcn.expert" ;;
             pretrained) args="--preset-file $OUT/pretrained-$tag/tune_setting.json" ;;
+            settled) args="--preset-file $OUT/$tag/paraleon-$s/tune_setting.json" ;;
             naive) args="--scheme naive" ;;
             acc) args="--scheme acc" ;;
             dcqcn-plus) args="--scheme dcqcn-plus" ;;
@@ -100,7 +102,8 @@ echo "== 1. FB_Hadoop 30% (Fig. 7a/b): $FLOWS flows, seeds $SEEDS"
 start=$(date +%s)
 SCHEMES="default expert paraleon naive acc dcqcn-plus pretrained"
 runs "$OUT/hadoop.json" hadoop "$FLOWS" $SCHEMES
-table "$OUT/hadoop" $SCHEMES | tee "$OUT/hadoop.txt"
+runs "$OUT/hadoop.json" hadoop "$FLOWS" settled # each seed's PARALEON setting, held static
+table "$OUT/hadoop" $SCHEMES settled | tee "$OUT/hadoop.txt"
 echo "   ($(($(date +%s) - start)) s)"
 
 echo

@@ -239,8 +239,10 @@ int tl_offline_run(tl_offline *t, tl_progress *prog, tl_err *err)
                 t->sum_est[1] = jobs[k].sum;
                 memset(&jobs[k].sum, 0, sizeof jobs[k].sum);
             }
-            if ((rc = log_row(t, temp, &jobs[k], util, is_acc)))
+            if ((rc = log_row(t, temp, &jobs[k], util, is_acc))) {
+                tl_err_nomem(err);
                 break;
+            }
             done++;
         }
         for (size_t k = 0; k < m; k++)
