@@ -60,10 +60,10 @@ runs() {
     for s in $SEEDS; do
         for name in "$@"; do
             case $name in
-            default) args="--preset dcqcn.nvidia-default" ;;
+            default) args="--preset dcqcn.nvidia-default --monitor" ;;
             expert) args="--preset dcqcn.expert" ;;
             pretrained) args="--preset-file $OUT/pretrained-$tag/tune_setting.json" ;;
-            settled) args="--preset-file $OUT/$tag/paraleon-$s/tune_setting.json" ;;
+            settled) args="--preset-file $OUT/$tag/paraleon-$s/tune_setting.json --monitor" ;;
             naive) args="--scheme naive" ;;
             acc) args="--scheme acc" ;;
             dcqcn-plus) args="--scheme dcqcn-plus" ;;
@@ -175,3 +175,15 @@ for name in paraleon naive; do
     done | awk -v name="$name" '{ u += $1; b += $2; n += $3; k++ }
         END { printf "%-9s %12.4f %12.4f %12d\n", name, u / k, b / k, n / k }'
 done | tee "$OUT/ablation.txt"
+
+echo
+echo "== 5. U of the start (default) and of PARALEON's final setting, both static, per seed"
+printf "%-5s %10s %10s\n" seed default settled
+for s in $SEEDS; do
+    printf "%-5s" "$s"
+    for name in default settled; do
+        awk -F, 'NR > 1 && $5 != "" { u += $5; n++ } END { printf " %10.4f", u / n }' \
+            "$OUT/hadoop/$name-$s/monitor_metrics.csv"
+    done
+    echo
+done | tee "$OUT/settled-u.txt"

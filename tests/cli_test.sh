@@ -175,6 +175,14 @@ check "tune --scheme acc traces ECN's thresholds" grep -q \
     "^t_ms,state,u,temperature,p_elephant,switch.kmin_bytes_per_gbps,switch.kmax_bytes_per_gbps,switch.pmax" \
     "$tmp/tacc/tune_trajectory.csv"
 check "tune --scheme acc writes the run's results" test -s "$tmp/tacc/summary.json"
+"$bin" tune "$src/examples/paraleon/hadoop.json" -o "$tmp/tt1" --quiet --flow-count 3000 \
+    --set monitor.interval_ps=100us --threads 1 >/dev/null
+"$bin" tune "$src/examples/paraleon/hadoop.json" -o "$tmp/tt2" --quiet --flow-count 3000 \
+    --set monitor.interval_ps=100us --threads 2 >/dev/null
+check "tune: the closed loop is the same on 1 and 2 threads" \
+    cmp -s "$tmp/tt1/tune_trajectory.csv" "$tmp/tt2/tune_trajectory.csv"
+check "tune: ... and so are its FCTs" cmp -s "$tmp/tt1/fct.csv" "$tmp/tt2/fct.csv"
+check "tune: the closed loop searched" grep -q ",search," "$tmp/tt1/tune_trajectory.csv"
 "$bin" tune "$src/examples/paraleon/hadoop.json" -o "$tmp/toff" --quiet --flow-count 1000 \
     --oracle parsimon --knobs switch.kmin_bytes_per_gbps,switch.kmax_bytes_per_gbps,dcqcn.ai_rate_bps \
     --set tune.iters_per_temp=1 --objective p99@all >"$tmp/tout"
