@@ -14,30 +14,75 @@
 
 #define MAX_KNOBS 64
 
-/* Splits the comma-separated list text (copied to buf) into names. */
+/* One end of a search range: a value of knob's unit ("1Mbps", "40KB"),
+ * inside its registered range (tl_params_set_text says why not). */
+static int parse_end(tl_params *scratch, const char *knob, const char *text, double *v,
+                     tl_err *err)
+{
+    int rc = tl_params_set_text(scratch, knob, text, err);
+    *v = tl_params_get(scratch, knob);
+    return rc;
+}
+
+/* Splits the comma-separated list text (copied to buf) into names, each
+ * optionally with a search range "name=LO:HI"; *has_range is set when one
+ * has, and lo/hi then hold every knob's range (the registered one when
+ * not given). */
 static int split_knobs(const char *text, char *buf, size_t n_buf, const char **names,
-                       size_t *n, tl_err *err)
+                       double *lo, double *hi, int *has_range, size_t *n, tl_err *err)
 {
     if (strlen(text) >= n_buf)
         return tl_err_set(err, TL_EPARSE, "--knobs: the list is too long");
     snprintf(buf, n_buf, "%s", text);
     *n = 0;
+    *has_range = 0;
+    tl_params scratch;
+    int rc = tl_params_init(&scratch, err);
     char *save = NULL;
-    for (char *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-        if (*n == MAX_KNOBS)
-            return tl_err_set(err, TL_EPARSE, "--knobs: at most %d knobs", MAX_KNOBS);
-        if (tl_params_find(k) < 0) {
-            const char *s = tl_params_suggest(k);
-            tl_err_set(err, TL_EPARSE, "unknown knob '%s'%s%s%s", k, s ? " (did you mean '" : "",
-                       s ? s : "", s ? "'?)" : "");
-            snprintf(err->path, sizeof err->path, "--knobs %s", text);
-            return TL_EPARSE;
+    for (char *k = strtok_r(buf, ",", &save); !rc && k; k = strtok_r(NULL, ",", &save)) {
+        if (*n == MAX_KNOBS) {
+            rc = tl_err_set(err, TL_EPARSE, "--knobs: at most %d knobs", MAX_KNOBS);
+            break;
+        }
+        char *eq = strchr(k, '=');
+        if (eq)
+            *eq = '\0';
+        int id = tl_params_find(k);
+        if (id < 0) {
+            const char *sg = tl_params_suggest(k);
+            rc = tl_err_set(err, TL_EPARSE, "unknown knob '%s'%s%s%s", k,
+                            sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
+            break;
+        }
+        const tl_param_def *d = tl_params_def((size_t)id);
+        lo[*n] = d->min;
+        hi[*n] = d->max;
+        if (eq) {
+            char *colon = strchr(eq + 1, ':');
+            if (!colon) {
+                rc = tl_err_set(err, TL_EPARSE, "expected %s=LO:HI, found '%s=%s'", k, k, eq + 1);
+                break;
+            }
+            *colon = '\0';
+            if ((rc = parse_end(&scratch, k, eq + 1, &lo[*n], err)) ||
+                (rc = parse_end(&scratch, k, colon + 1, &hi[*n], err)))
+                break;
+            if (lo[*n] > hi[*n]) {
+                rc = tl_err_set(err, TL_ERANGE, "the range of %s is empty: %s > %s", k, eq + 1,
+                                colon + 1);
+                break;
+            }
+            *has_range = 1;
         }
         names[(*n)++] = k;
     }
-    if (!*n)
-        return tl_err_set(err, TL_EPARSE, "--knobs: no knob named");
-    return 0;
+    if (!rc && !*n)
+        rc = tl_err_set(err, TL_EPARSE, "--knobs: no knob named");
+    if (rc)
+        snprintf(err->path, sizeof err->path, "--knobs %s", text);
+    if (scratch.v)
+        tl_params_fini(&scratch);
+    return rc;
 }
 
 static void print_offline(const tl_offline *t, const tl_offline_opts *oo, const char *out)
@@ -66,7 +111,8 @@ static void print_offline(const tl_offline *t, const tl_offline_opts *oo, const 
 }
 
 static int run_offline(cli_world *w, const cli_opts *o, const char *const *knobs, size_t n,
-                       const char *dir, tl_progress *prog, tl_err *err)
+                       const double *lo, const double *hi, const char *dir, tl_progress *prog,
+                       tl_err *err)
 {
     tl_offline_opts oo;
     memset(&oo, 0, sizeof oo);
@@ -79,6 +125,8 @@ static int run_offline(cli_world *w, const cli_opts *o, const char *const *knobs
     oo.eng = &o->eng;
     oo.knobs = knobs;
     oo.n = n;
+    oo.lo = lo;
+    oo.hi = hi;
     if ((rc = tl_objective_parse(&oo.obj, o->objective ? o->objective : TL_OBJECTIVE_DEFAULT,
                                  err)))
         return rc;
@@ -147,8 +195,15 @@ int cmd_tune(int argc, char **argv)
     const char *knobs[MAX_KNOBS];
     size_t n_knobs = tl_tune_n_table1_knobs;
     memcpy(knobs, tl_tune_table1_knobs, n_knobs * sizeof *knobs);
+    double lo[MAX_KNOBS], hi[MAX_KNOBS];
+    int has_range = 0;
     if (!rc && o.knobs)
-        rc = split_knobs(o.knobs, knob_buf, sizeof knob_buf, knobs, &n_knobs, &err);
+        rc = split_knobs(o.knobs, knob_buf, sizeof knob_buf, knobs, lo, hi, &has_range, &n_knobs,
+                         &err);
+    if (!rc && o.knobs && scheme_id != TL_TUNE_PARALEON)
+        rc = tl_err_set(&err, TL_EINVAL, "--knobs chooses what paraleon and naive search; --scheme "
+                                         "%s moves its own knobs",
+                        scheme);
     tl_objective obj;
     if (!rc && o.objective)
         rc = tl_objective_parse(&obj, o.objective, &err);
@@ -165,13 +220,16 @@ int cmd_tune(int argc, char **argv)
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
     if (!rc && is_offline) {
-        rc = run_offline(&w, &o, knobs, n_knobs, cli_out_path(&out), prog, &err);
+        rc = run_offline(&w, &o, knobs, n_knobs, has_range ? lo : NULL, has_range ? hi : NULL,
+                         cli_out_path(&out), prog, &err);
     } else if (!rc) {
         tl_engine_opts eo = o.eng;
         eo.is_tune = 1;
         eo.tune_scheme = scheme_id;
         eo.tune_knobs = knobs;
         eo.n_tune_knobs = n_knobs;
+        eo.tune_lo = has_range ? lo : NULL;
+        eo.tune_hi = has_range ? hi : NULL;
         if (!strcmp(scheme, "naive"))
             rc = tl_params_set(&w.sc.params, "tune.guided", 0, &err);
         if (!rc)

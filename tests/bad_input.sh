@@ -175,6 +175,9 @@ row "tune: flowsim reads no DCQCN"    2 "flowsim does not read dcqcn.ai_rate_bps
 row "tune: objective weights"         2 "the weights sum to 0.8, not 1"       -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --objective p99@all:0.5,mean@all:0.3
 row "tune: objective bucket"          2 "unknown size bucket 'tiny'"          -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --objective p99@tiny
 row "tune: unknown knob"              2 "unknown knob 'dcqcn.ai_rate'"        -- tune "$src/examples/paraleon/hadoop.json" -o out --knobs dcqcn.ai_rate,switch.pmax
+row "tune: knob range outside registry" 2 "expected a value in [0, 1]"         -- tune "$src/examples/paraleon/hadoop.json" -o out --knobs switch.pmax=0.1:2
+row "tune: knob range empty"          2 "the range of switch.pmax is empty"   -- tune "$src/examples/paraleon/hadoop.json" -o out --knobs switch.pmax=0.4:0.1
+row "tune: --knobs with a baseline"   2 "--scheme acc moves its own knobs"    -- tune "$src/examples/paraleon/hadoop.json" -o out --scheme acc --knobs switch.pmax
 row "tune: knob without direction"    2 "no throughput- or delay-friendly"    -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --knobs dcqcn.dce_tcp_rtt_ps
 row "tune: start outside a range"     2 "--set switch.pmax=2"                 -- tune "$src/examples/paraleon/hadoop.json" -o out --set switch.pmax=2
 row "tune: offline never ends"        2 "the search never ends"               -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --set tune.t_final=0

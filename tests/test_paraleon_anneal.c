@@ -261,6 +261,42 @@ static void closed_loop(void **state)
     loop_end(&b);
 }
 
+/* A search range inside the registered one bounds every candidate; one
+ * that leaves it, or is empty, is refused. */
+static void bounded(void **state)
+{
+    (void)state;
+    tl_anneal_cfg cfg;
+    tl_anneal_cfg_default(&cfg);
+    cfg.step_frac = 3;
+    tl_params p;
+    tl_err err;
+    tl_err_clear(&err);
+    assert_int_equal(tl_params_init(&p, &err), 0);
+    const char *k[] = {"dcqcn.ai_rate_bps", "switch.pmax"};
+    double lo[] = {1e6, 0.1}, hi[] = {5e8, 0.4};
+    tl_anneal *a = tl_anneal_create_bounded(&cfg, k, 2, lo, hi, &p, 3, &err);
+    assert_non_null(a);
+    double next[2];
+    int n = 0, at_lo = 0, at_hi = 0;
+    while (tl_anneal_step(a, n % 3 ? 0.5 : 0.2, 0.1, next)) {
+        for (int i = 0; i < 2; i++) {
+            assert_true(next[i] >= lo[i] && next[i] <= hi[i]);
+            at_lo += next[i] == lo[i];
+            at_hi += next[i] == hi[i];
+        }
+        n++;
+    }
+    assert_true(at_lo > 0 && at_hi > 0); /* the steps reach both ends */
+    tl_anneal_destroy(a);
+    double wide[] = {1e3, 0.1}, empty_lo[] = {1e6, 0.5};
+    assert_null(tl_anneal_create_bounded(&cfg, k, 2, wide, hi, &p, 3, &err));
+    tu_check_err("below the registry", &err, TL_ERANGE, "dcqcn.ai_rate_bps", "registered range");
+    assert_null(tl_anneal_create_bounded(&cfg, k, 2, empty_lo, hi, &p, 3, &err));
+    tu_check_err("empty", &err, TL_ERANGE, "switch.pmax", "low end first");
+    tl_params_fini(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +306,7 @@ int main(void)
         cmocka_unit_test(deterministic),
         cmocka_unit_test(bad_configurations),
         cmocka_unit_test(closed_loop),
+        cmocka_unit_test(bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,7 @@ typedef struct tl_engine_opts {
      * borrowed until destroy */
     const char *const *tune_knobs;
     size_t n_tune_knobs;
+    const double *tune_lo, *tune_hi; /* their search ranges (NULL: the registered ones) */
     /* what runs the loop: TL_TUNE_PARALEON (the search; tune.guided 0 makes
      * it the naive SA), or a baseline controller (tailor/tune.h) */
     int tune_scheme;

@@ -96,6 +96,11 @@ typedef struct tl_anneal tl_anneal;
  * ERANGE for a schedule that never ends. */
 tl_anneal *tl_anneal_create(const tl_anneal_cfg *cfg, const char *const *knobs, size_t n,
                             const tl_params *start, uint64_t seed, tl_err *err);
+/* The same with a search range per knob (lo[i], hi[i]) inside its
+ * registered one (ERANGE otherwise); NULL: the registered ranges. */
+tl_anneal *tl_anneal_create_bounded(const tl_anneal_cfg *cfg, const char *const *knobs, size_t n,
+                                    const double *lo, const double *hi, const tl_params *start,
+                                    uint64_t seed, tl_err *err);
 void tl_anneal_destroy(tl_anneal *a);
 /* Reports the utility measured with the setting handed out last (NAN: none
  * measured, e.g. the first call) and the elephant share of the active flows;
@@ -147,6 +152,10 @@ typedef struct tl_tuner tl_tuner;
 tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
                           const tl_params *p, const tl_anneal_cfg *cfg, uint64_t seed,
                           tl_err *err);
+/* The same with search ranges (lo, hi: n values each, or NULL). */
+tl_tuner *tl_tuner_attach_bounded(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
+                                  const double *lo, const double *hi, const tl_params *p,
+                                  const tl_anneal_cfg *cfg, uint64_t seed, tl_err *err);
 /* A baseline controller (TL_TUNE_ACC, TL_TUNE_DCQCN_PLUS) in the loop's
  * place: every interval from the first, its own knobs; the same files. */
 tl_tuner *tl_tuner_attach_baseline(tl_pktsim *s, tl_monitor *m, int scheme, const tl_topo *t,
@@ -207,6 +216,7 @@ typedef struct tl_offline_opts {
     const tl_engine_opts *eng; /* the oracle's options (NULL: none); borrowed */
     const char *const *knobs;  /* (n) searched knobs; borrowed */
     size_t n;
+    const double *lo, *hi;     /* (n) their search ranges; NULL: the registered ones */
     tl_objective obj;
     tl_anneal_cfg anneal;
     int n_threads; /* workers for a round's candidates (<= 0: all cores) */

@@ -99,8 +99,9 @@ static int run(tl_engine *e, tl_progress *prog, tl_err *err)
             qt->tuner = tl_tuner_attach_baseline(sim, qt->mon, e->o.tune_scheme, e->w->topo,
                                                  &e->w->sc.params, err);
         else
-            qt->tuner = tl_tuner_attach(sim, qt->mon, knobs, n_knobs, &e->w->sc.params, &cfg,
-                                        e->w->sc.seed, err);
+            qt->tuner = tl_tuner_attach_bounded(sim, qt->mon, knobs, n_knobs, e->o.tune_lo,
+                                                e->o.tune_hi, &e->w->sc.params, &cfg,
+                                                e->w->sc.seed, err);
         if (!qt->tuner)
             rc = err->code;
     }

@@ -94,6 +94,13 @@ void tl_anneal_destroy(tl_anneal *a)
 tl_anneal *tl_anneal_create(const tl_anneal_cfg *cfg, const char *const *knobs, size_t n,
                             const tl_params *start, uint64_t seed, tl_err *err)
 {
+    return tl_anneal_create_bounded(cfg, knobs, n, NULL, NULL, start, seed, err);
+}
+
+tl_anneal *tl_anneal_create_bounded(const tl_anneal_cfg *cfg, const char *const *knobs, size_t n,
+                                    const double *lo, const double *hi, const tl_params *start,
+                                    uint64_t seed, tl_err *err)
+{
     if (!(cfg->t0 > cfg->t_final && cfg->t_final > 0 && cfg->cooling > 0 && cfg->cooling < 1 &&
           cfg->iters_per_temp > 0)) {
         tl_err_set(err, TL_ERANGE,
@@ -144,8 +151,16 @@ tl_anneal *tl_anneal_create(const tl_anneal_cfg *cfg, const char *const *knobs, 
             return NULL;
         }
         a->idx[i] = id;
-        a->lo[i] = d->min;
-        a->hi[i] = d->max;
+        a->lo[i] = lo ? lo[i] : d->min;
+        a->hi[i] = hi ? hi[i] : d->max;
+        if (!(a->lo[i] >= d->min && a->hi[i] <= d->max && a->lo[i] <= a->hi[i])) {
+            tl_err_set(err, TL_ERANGE,
+                       "anneal: the search range of '%s', [%g, %g], must lie inside its registered "
+                       "range [%g, %g] with the low end first",
+                       knobs[i], a->lo[i], a->hi[i], d->min, d->max);
+            tl_anneal_destroy(a);
+            return NULL;
+        }
         a->is_int[i] = d->is_integer;
         a->up_tp[i] = d->dir == TL_DIR_UP_THROUGHPUT;
         double scale = fabs(d->def) > 0 ? fabs(d->def) : (d->max - d->min) * 1e-3;

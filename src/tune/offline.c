@@ -136,7 +136,8 @@ tl_offline *tl_offline_create(const tl_world *w, const tl_offline_opts *o, uint6
     }
     memcpy(t->knobs, o->knobs, o->n * sizeof *o->knobs);
     t->o.knobs = t->knobs;
-    t->search = tl_anneal_create(&o->anneal, o->knobs, o->n, &w->sc.params, seed, err);
+    t->search = tl_anneal_create_bounded(&o->anneal, o->knobs, o->n, o->lo, o->hi, &w->sc.params,
+                                         seed, err);
     if (!t->search) {
         tl_offline_destroy(t);
         return NULL;

@@ -41,6 +41,7 @@ struct tl_tuner {
     double *rows;
     size_t n_rows, cap_rows;
     uint64_t n_refused;
+    double *lo, *hi; /* search ranges (NULL: the registered ones) */
     /* a baseline controller (scheme != TL_TUNE_PARALEON) */
     int scheme;
     const tl_topo *topo;
@@ -139,8 +140,8 @@ static int step(void *ctx, tl_pktsim *s, int64_t now)
     if (t->state == IDLE && (r->is_trigger || (!t->is_first_done && !isnan(t->mon->ref_p)))) {
         tl_err err;
         tl_err_clear(&err);
-        t->search = tl_anneal_create(&t->cfg, t->knobs, t->n, &t->cur,
-                                     t->seed + (uint64_t)t->n_searches, &err);
+        t->search = tl_anneal_create_bounded(&t->cfg, t->knobs, t->n, t->lo, t->hi, &t->cur,
+                                             t->seed + (uint64_t)t->n_searches, &err);
         if (!t->search)
             return err.code;
         t->state = SEARCHING;
@@ -167,6 +168,13 @@ tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs,
                           const tl_params *p, const tl_anneal_cfg *cfg, uint64_t seed,
                           tl_err *err)
 {
+    return tl_tuner_attach_bounded(s, m, knobs, n, NULL, NULL, p, cfg, seed, err);
+}
+
+tl_tuner *tl_tuner_attach_bounded(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
+                                  const double *lo, const double *hi, const tl_params *p,
+                                  const tl_anneal_cfg *cfg, uint64_t seed, tl_err *err)
+{
     if (n == 0 || n > 64) {
         tl_err_set(err, TL_ERANGE, "tune: 1 to 64 knobs, found %zu", n);
         return NULL;
@@ -184,10 +192,18 @@ tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs,
     t->knobs = malloc(n * sizeof *t->knobs);
     t->next = malloc(n * sizeof *t->next);
     int rc = !t->knobs || !t->next ? tl_err_nomem(err) : tl_params_copy(&t->cur, p, err);
+    if (!rc && lo && hi) {
+        t->lo = malloc(n * sizeof *t->lo);
+        t->hi = malloc(n * sizeof *t->hi);
+        if (!t->lo || !t->hi)
+            rc = tl_err_nomem(err);
+        else
+            memcpy(t->lo, lo, n * sizeof *lo), memcpy(t->hi, hi, n * sizeof *hi);
+    }
     if (!rc) {
         memcpy(t->knobs, knobs, n * sizeof *knobs);
         /* the search refuses knobs it cannot move: find out before the run */
-        tl_anneal *probe = tl_anneal_create(cfg, knobs, n, p, seed, err);
+        tl_anneal *probe = tl_anneal_create_bounded(cfg, knobs, n, lo, hi, p, seed, err);
         rc = probe ? 0 : err->code;
         tl_anneal_destroy(probe);
     }
@@ -243,6 +259,8 @@ void tl_tuner_destroy(tl_tuner *t)
     if (!t)
         return;
     free(t->prev_marks);
+    free(t->lo);
+    free(t->hi);
     tl_anneal_destroy(t->search);
     if (t->cur.v)
         tl_params_fini(&t->cur);
