@@ -16,7 +16,7 @@
 # each PARALEON run ended on, held static over the same workload; "ranged":
 # PARALEON searching inside the public code's ranges instead of the registry's.
 #   bench/paraleon_tune.sh [OUT_DIR] [BUILD_DIR] [SEEDS] [FLOWS]
-#   (defaults out/paraleon-tune, build, "1 2 3", 300000; about 40 minutes
+#   (defaults out/paraleon-tune, build, "1 2 3", 300000; about 35 minutes
 #   at the defaults on 2 cores; run from the repo root)
 set -eu
 if [ "${1:-}" = --one ]; then # one run: --one OUT BIN SCENARIO NAME SEED FLOWS ARGS...
