@@ -171,6 +171,7 @@ row "--tune with flowsim"             2 "--tune needs a pktsim run"           --
 row "utility weights not summing to 1" 2 "must sum to 1"                      -- run "$S" -o out --tune --set monitor.w_tp=0.5
 row "a schedule that never ends"      2 "the search never ends"              -- run "$S" -o out --tune --set tune.cooling=1
 row "tune: m3 cannot read a knob"     2 "m3's model does not read dcqcn.ai_rate_bps" -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle m3
+row "tune: m3 without its model"      2 "m3 --no-model is flowsim"            -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle m3 --no-model
 row "tune: flowsim reads no DCQCN"    2 "flowsim does not read dcqcn.ai_rate_bps" -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle flowsim
 row "tune: objective weights"         2 "the weights sum to 0.8, not 1"       -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --objective p99@all:0.5,mean@all:0.3
 row "tune: objective bucket"          2 "unknown size bucket 'tiny'"          -- tune "$src/examples/paraleon/hadoop.json" -o out --oracle parsimon --objective p99@tiny

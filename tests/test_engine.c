@@ -234,7 +234,8 @@ static void registry_matches_scenario_names(void **state)
 }
 
 /* What a sweep learns before it runs: flowsim ignores a switch knob, m3's
- * model one it was not trained on, pktsim none. */
+ * model one it was not trained on, m3 without its model (flowsim on the
+ * paths) every CC knob, pktsim none. */
 static void knob_notes(void **state)
 {
     tl_world w;
@@ -259,6 +260,19 @@ static void knob_notes(void **state)
     tl_engine_opts_init(&o);
     o.is_no_model = 1;
     assert_int_equal(tl_engine_uses_model(m3, &w, &o), 0);
+    /* without its model m3 is flowsim on the paths: it reads no CC knob */
+    assert_int_equal(tl_engine_reads_knob(m3, &w, &o, "switch.kmin_bytes_per_gbps", "dctcp-rate",
+                                          why, sizeof why),
+                     0);
+    assert_non_null(strstr(why, "m3 --no-model is flowsim"));
+    assert_int_equal(tl_engine_reads_knob(m3, &w, &o, "nic.mtu_bytes", "dctcp-rate", why,
+                                          sizeof why),
+                     1);
+    o.is_no_model = 0;
+    o.is_path_pktsim = 1;
+    assert_int_equal(tl_engine_reads_knob(m3, &w, &o, "dcqcn.ai_rate_bps", "dcqcn", why,
+                                          sizeof why),
+                     1);
     assert_int_equal(tl_engine_uses_model(tl_engine_find("parsimon", &err), &w, NULL), 0);
     tl_world_fini(&w);
 }

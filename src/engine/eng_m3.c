@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "engine_int.h"
+#include "tailor/flowsim.h"
 #include "tailor/m3.h"
 
 static int uses_model(const tl_engine_spec *es) { return !es->is_no_model && !es->is_path_pktsim; }
@@ -98,7 +99,19 @@ static int repredict(tl_engine *e, const tl_params *p, const char *cc, tl_err *e
 static int reads_knob(const tl_engine_spec *es, const char *knob, const char *cc, char *why,
                       size_t n)
 {
-    if (!uses_model(es) || tl_m3_knob_is_read(knob, cc))
+    if (es->is_path_pktsim) /* pktsim on each path reads every knob */
+        return 1;
+    if (es->is_no_model) { /* flowsim on the drawn paths: max-min sharing, no CC */
+        if (tl_flowsim_knob_is_read(knob))
+            return 1;
+        snprintf(why, n,
+                 "m3 --no-model is flowsim on the drawn paths and does not read %s (it models "
+                 "max-min fair sharing, not %s), so its values get the same estimate; "
+                 "--engine parsimon or pktsim simulates it",
+                 knob, cc);
+        return 0;
+    }
+    if (tl_m3_knob_is_read(knob, cc))
         return 1;
     snprintf(why, n,
              "m3's model does not read %s under %s, so its values get the same estimate "
