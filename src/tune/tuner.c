@@ -171,9 +171,10 @@ tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs,
     return tl_tuner_attach_bounded(s, m, knobs, n, NULL, NULL, p, cfg, seed, err);
 }
 
-tl_tuner *tl_tuner_attach_bounded(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
-                                  const double *lo, const double *hi, const tl_params *p,
-                                  const tl_anneal_cfg *cfg, uint64_t seed, tl_err *err)
+/* A tuner of the n knobs (names borrowed) starting from p; the caller
+ * finishes it and attaches it (attach). */
+static tl_tuner *tuner_new(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
+                           const tl_params *p, tl_err *err)
 {
     if (n == 0 || n > 64) {
         tl_err_set(err, TL_ERANGE, "tune: 1 to 64 knobs, found %zu", n);
@@ -187,12 +188,40 @@ tl_tuner *tl_tuner_attach_bounded(tl_pktsim *s, tl_monitor *m, const char *const
     t->sim = s;
     t->mon = m;
     t->n = n;
-    t->cfg = *cfg;
-    t->seed = seed;
     t->knobs = malloc(n * sizeof *t->knobs);
     t->next = malloc(n * sizeof *t->next);
-    int rc = !t->knobs || !t->next ? tl_err_nomem(err) : tl_params_copy(&t->cur, p, err);
-    if (!rc && lo && hi) {
+    if (!t->knobs || !t->next ? tl_err_nomem(err) : tl_params_copy(&t->cur, p, err)) {
+        tl_tuner_destroy(t);
+        return NULL;
+    }
+    memcpy(t->knobs, knobs, n * sizeof *knobs);
+    return t;
+}
+
+/* Sets t's control every monitor interval, after the monitor's (rc: an
+ * error so far); destroys t on any error. */
+static tl_tuner *attach(tl_tuner *t, int rc, tl_err *err)
+{
+    if (!rc)
+        rc = tl_pktsim_set_control(t->sim, t->mon->interval_ps, step, t, err);
+    if (rc) {
+        tl_tuner_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
+tl_tuner *tl_tuner_attach_bounded(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
+                                  const double *lo, const double *hi, const tl_params *p,
+                                  const tl_anneal_cfg *cfg, uint64_t seed, tl_err *err)
+{
+    tl_tuner *t = tuner_new(s, m, knobs, n, p, err);
+    if (!t)
+        return NULL;
+    t->cfg = *cfg;
+    t->seed = seed;
+    int rc = 0;
+    if (lo && hi) {
         t->lo = malloc(n * sizeof *t->lo);
         t->hi = malloc(n * sizeof *t->hi);
         if (!t->lo || !t->hi)
@@ -200,20 +229,12 @@ tl_tuner *tl_tuner_attach_bounded(tl_pktsim *s, tl_monitor *m, const char *const
         else
             memcpy(t->lo, lo, n * sizeof *lo), memcpy(t->hi, hi, n * sizeof *hi);
     }
-    if (!rc) {
-        memcpy(t->knobs, knobs, n * sizeof *knobs);
-        /* the search refuses knobs it cannot move: find out before the run */
+    if (!rc) { /* the search refuses knobs it cannot move: find out before the run */
         tl_anneal *probe = tl_anneal_create_bounded(cfg, knobs, n, lo, hi, p, seed, err);
         rc = probe ? 0 : err->code;
         tl_anneal_destroy(probe);
     }
-    if (!rc)
-        rc = tl_pktsim_set_control(s, m->interval_ps, step, t, err);
-    if (rc) {
-        tl_tuner_destroy(t);
-        return NULL;
-    }
-    return t;
+    return attach(t, rc, err);
 }
 
 tl_tuner *tl_tuner_attach_baseline(tl_pktsim *s, tl_monitor *m, int scheme, const tl_topo *topo,
@@ -223,35 +244,19 @@ tl_tuner *tl_tuner_attach_baseline(tl_pktsim *s, tl_monitor *m, int scheme, cons
         tl_err_set(err, TL_EINVAL, "tune: no baseline controller %d", scheme);
         return NULL;
     }
-    tl_tuner *t = calloc(1, sizeof *t);
-    if (!t) {
-        tl_err_nomem(err);
-        return NULL;
-    }
     size_t n;
     const char *const *knobs = tl_baseline_knobs(scheme, &n);
-    t->sim = s;
-    t->mon = m;
-    t->n = n;
+    tl_tuner *t = tuner_new(s, m, knobs, n, p, err);
+    if (!t)
+        return NULL;
     t->scheme = scheme;
     t->topo = topo;
     t->state = CONTROL;
-    t->knobs = malloc(n * sizeof *t->knobs);
-    t->next = malloc(n * sizeof *t->next);
     t->prev_marks = calloc(2 * (size_t)tl_topo_n_links(topo) + 1, sizeof *t->prev_marks);
-    int rc = !t->knobs || !t->next || !t->prev_marks ? tl_err_nomem(err)
-                                                     : tl_params_copy(&t->cur, p, err);
-    if (!rc) {
-        memcpy(t->knobs, knobs, n * sizeof *knobs);
-        for (size_t i = 0; i < n; i++)
-            t->start[i] = tl_params_get(p, knobs[i]);
-        rc = tl_pktsim_set_control(s, m->interval_ps, step, t, err);
-    }
-    if (rc) {
-        tl_tuner_destroy(t);
-        return NULL;
-    }
-    return t;
+    int rc = t->prev_marks ? 0 : tl_err_nomem(err);
+    for (size_t i = 0; i < n; i++)
+        t->start[i] = tl_params_get(p, knobs[i]);
+    return attach(t, rc, err);
 }
 
 void tl_tuner_destroy(tl_tuner *t)
