@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "tailor/tune.h"
 
-#define MAX_KNOBS 64
+#define MAX_KNOBS TL_TUNE_MAX_KNOBS
 
 /* One end of a search range: a value of knob's unit ("1Mbps", "40KB"),
  * inside its registered range (tl_params_set_text says why not). */

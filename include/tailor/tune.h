@@ -172,6 +172,9 @@ int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err);
 
 /* ---- settings (src/tune/setting.c) ---- */
 
+/* The most knobs a tuner searches or a setting holds. */
+#define TL_TUNE_MAX_KNOBS 64
+
 /* Sets values[i] on knobs[i] through set (in order); a value set refuses
  * (a rule between knobs: Kmax below Kmin) is tried again once the others
  * are set, and otherwise keeps the value in force. Writes the values in
@@ -186,6 +189,12 @@ int tl_setting_set_params(void *ctx, const char *knob, double value, tl_err *err
  * `--preset-file` reads) of the n knobs and values, atomically. */
 int tl_setting_save(const char *path, const char *const *knobs, const double *values, size_t n,
                     tl_err *err);
+
+/* The last panel of a tuner's gnuplot script (tune.gp, tune_offline.gp):
+ * each knob's column of csv (from first_col, 1-based) over its reference
+ * value (ref NULL or 0: as is) on a log scale; ends the multiplot. */
+void tl_setting_plot_knobs(FILE *f, const char *csv, size_t first_col, const char *const *knobs,
+                           const double *ref, size_t n);
 
 /* ---- the offline tuner's objective (src/tune/objective.c) ---- */
 

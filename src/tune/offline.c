@@ -15,7 +15,7 @@
 #include "tailor/fileio.h"
 #include "tailor/tune.h"
 
-#define MAX_KNOBS 64
+#define MAX_KNOBS TL_TUNE_MAX_KNOBS
 
 struct tl_offline {
     const tl_world *w;
@@ -377,14 +377,8 @@ int tl_offline_save(const tl_offline *t, const char *dir, tl_err *err)
                "set title \"Objective %s by %s (lower is better)\"\n"
                "plot 'tune_offline.csv' using 1:3 with points pt 7 ps 0.5 title 'candidate', \\\n"
                "     '' using 1:6 with lines lw 2 title 'best so far'\n"
-               "set title 'Knobs relative to their start'\nset logscale y\n",
+               "set title 'Knobs relative to their start'\n",
             t->o.obj.text, tl_engine_name(t->o.oracle));
-    const char *sep = "plot ";
-    for (size_t i = 0; i < t->o.n; i++) {
-        fprintf(f, "%s'tune_offline.csv' using 1:(column(%zu) / %.10g) with steps title '%s'", sep,
-                7 + i, t->start[i] != 0 ? t->start[i] : 1.0, t->knobs[i]);
-        sep = ", \\\n     ";
-    }
-    fprintf(f, "\nunset multiplot\nunset output\n");
+    tl_setting_plot_knobs(f, "tune_offline.csv", 7, t->o.knobs, t->start, t->o.n);
     return tl_afile_commit(&af, err);
 }

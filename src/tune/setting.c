@@ -46,15 +46,16 @@ int tl_setting_set_params(void *ctx, const char *knob, double value, tl_err *err
 int tl_setting_save(const char *path, const char *const *knobs, const double *values, size_t n,
                     tl_err *err)
 {
-    if (n > 64)
-        return tl_err_set(err, TL_ERANGE, "a setting of at most 64 knobs, found %zu", n);
+    if (n > TL_TUNE_MAX_KNOBS)
+        return tl_err_set(err, TL_ERANGE, "a setting of at most %d knobs, found %zu",
+                          TL_TUNE_MAX_KNOBS, n);
     tl_afile af;
     FILE *f = tl_afile_open(&af, path, err);
     if (!f)
         return err->code;
     /* knobs of one group are written together, in the order first seen */
     fprintf(f, "{\"transport\": {");
-    int is_done[64] = {0};
+    int is_done[TL_TUNE_MAX_KNOBS] = {0};
     const char *sep_group = "";
     for (size_t i = 0; i < n; i++) {
         if (is_done[i])
@@ -74,4 +75,17 @@ int tl_setting_save(const char *path, const char *const *knobs, const double *va
     }
     fprintf(f, "\n}}\n");
     return tl_afile_commit(&af, err);
+}
+
+void tl_setting_plot_knobs(FILE *f, const char *csv, size_t first_col, const char *const *knobs,
+                           const double *ref, size_t n)
+{
+    fprintf(f, "set logscale y\n");
+    const char *sep = "plot ";
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s'%s' using 1:(column(%zu) / %.10g) with steps title '%s'", sep, csv,
+                first_col + i, ref && ref[i] != 0 ? ref[i] : 1.0, knobs[i]);
+        sep = ", \\\n     ";
+    }
+    fprintf(f, "\nunset multiplot\nunset output\n");
 }

@@ -56,7 +56,7 @@ static int set_sim(void *ctx, const char *knob, double value, tl_err *err)
 
 static int dispatch(tl_tuner *t, const double *v)
 {
-    double old[64], now[64];
+    double old[TL_TUNE_MAX_KNOBS], now[TL_TUNE_MAX_KNOBS];
     for (size_t i = 0; i < t->n; i++)
         old[i] = tl_params_get(&t->cur, t->knobs[i]);
     t->n_refused += (uint64_t)tl_setting_apply(t->knobs, v, t->n, set_sim, t->sim, old, now);
@@ -176,8 +176,8 @@ tl_tuner *tl_tuner_attach(tl_pktsim *s, tl_monitor *m, const char *const *knobs,
 static tl_tuner *tuner_new(tl_pktsim *s, tl_monitor *m, const char *const *knobs, size_t n,
                            const tl_params *p, tl_err *err)
 {
-    if (n == 0 || n > 64) {
-        tl_err_set(err, TL_ERANGE, "tune: 1 to 64 knobs, found %zu", n);
+    if (n == 0 || n > TL_TUNE_MAX_KNOBS) {
+        tl_err_set(err, TL_ERANGE, "tune: 1 to %d knobs, found %zu", TL_TUNE_MAX_KNOBS, n);
         return NULL;
     }
     tl_tuner *t = calloc(1, sizeof *t);
@@ -320,7 +320,7 @@ int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err)
     int rc = tl_afile_commit(&af, err);
     if (rc)
         return rc;
-    double v[64];
+    double v[TL_TUNE_MAX_KNOBS];
     for (size_t i = 0; i < t->n; i++)
         v[i] = tl_params_get(&t->cur, t->knobs[i]);
     snprintf(path, sizeof path, "%s/tune_setting.json", dir);
@@ -338,14 +338,8 @@ int tl_tuner_save(const tl_tuner *t, const char *dir, tl_err *err)
                "set xlabel 'simulated time (ms)'\n"
                "set title 'Utility U (paraleon.txt Eq. 1) under the setting in force'\n"
                "plot 'tune_trajectory.csv' using 1:3 with lines lw 2 title 'U'\n"
-               "set title 'Knobs relative to their first value'\nset logscale y\n");
-    const char *sep = "plot ";
-    for (size_t i = 0; i < t->n; i++) {
-        fprintf(f, "%s'tune_trajectory.csv' using 1:(column(%zu) / %.10g) with steps title '%s'",
-                sep, 6 + i, t->n_rows && t->rows[5 + i] != 0 ? t->rows[5 + i] : 1.0,
-                t->knobs[i]);
-        sep = ", \\\n     ";
-    }
-    fprintf(f, "\nunset multiplot\nunset output\n");
+               "set title 'Knobs relative to their first value'\n");
+    tl_setting_plot_knobs(f, "tune_trajectory.csv", 6, t->knobs, t->n_rows ? t->rows + 5 : NULL,
+                          t->n);
     return tl_afile_commit(&af, err);
 }
