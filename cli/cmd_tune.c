@@ -110,9 +110,9 @@ static void print_offline(const tl_offline *t, const tl_offline_opts *oo, const 
            st ? ", tune_validation.csv" : "");
 }
 
-static int run_offline(cli_world *w, const cli_opts *o, const char *const *knobs, size_t n,
-                       const double *lo, const double *hi, const char *dir, tl_progress *prog,
-                       tl_err *err)
+static int run_offline(cli_world *w, const cli_opts *o, const tl_objective *obj,
+                       const char *const *knobs, size_t n, const double *lo, const double *hi,
+                       const char *dir, tl_progress *prog, tl_err *err)
 {
     tl_offline_opts oo;
     memset(&oo, 0, sizeof oo);
@@ -127,9 +127,7 @@ static int run_offline(cli_world *w, const cli_opts *o, const char *const *knobs
     oo.n = n;
     oo.lo = lo;
     oo.hi = hi;
-    if ((rc = tl_objective_parse(&oo.obj, o->objective ? o->objective : TL_OBJECTIVE_DEFAULT,
-                                 err)))
-        return rc;
+    oo.obj = *obj;
     tl_anneal_cfg_from(&oo.anneal, &w->sc.params);
     oo.n_threads = w->sc.engine.n_threads;
     if (o->scheme && !strcmp(o->scheme, "naive"))
@@ -204,9 +202,9 @@ int cmd_tune(int argc, char **argv)
         rc = tl_err_set(&err, TL_EINVAL, "--knobs chooses what paraleon and naive search; --scheme "
                                          "%s moves its own knobs",
                         scheme);
-    tl_objective obj;
-    if (!rc && o.objective)
-        rc = tl_objective_parse(&obj, o.objective, &err);
+    tl_objective obj; /* parsed before any work, so its errors come first */
+    if (!rc && is_offline)
+        rc = tl_objective_parse(&obj, o.objective ? o.objective : TL_OBJECTIVE_DEFAULT, &err);
     if (rc) {
         cli_print_err("tune", &err);
         return EXIT_INPUT;
@@ -220,8 +218,8 @@ int cmd_tune(int argc, char **argv)
     cli_world w;
     rc = cli_world_build(&o, &w, prog, &err);
     if (!rc && is_offline) {
-        rc = run_offline(&w, &o, knobs, n_knobs, has_range ? lo : NULL, has_range ? hi : NULL,
-                         cli_out_path(&out), prog, &err);
+        rc = run_offline(&w, &o, &obj, knobs, n_knobs, has_range ? lo : NULL,
+                         has_range ? hi : NULL, cli_out_path(&out), prog, &err);
     } else if (!rc) {
         tl_engine_opts eo = o.eng;
         eo.is_tune = 1;
