@@ -177,7 +177,8 @@ int cmd_tune(int argc, char **argv)
     int scheme_id = tl_tune_scheme_find(scheme);
     if (scheme_id < 0)
         rc = tl_err_set(&err, TL_EPARSE,
-                        "--scheme: expected paraleon, naive, acc or dcqcn-plus, found '%s'", scheme);
+                        "--scheme: expected paraleon, naive, acc or dcqcn-plus, found '%s'",
+                        scheme);
     else if (is_offline && scheme_id != TL_TUNE_PARALEON && strcmp(scheme, "naive"))
         rc = tl_err_set(&err, TL_EINVAL,
                         "--scheme %s is a controller inside a pktsim run; offline (--oracle %s) "

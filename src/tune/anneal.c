@@ -10,9 +10,11 @@
  * Every move is s_p x rand(0.5, 1), s_p = anneal step fraction x the knob's
  * scale (its default, or a thousandth of its range when the default is 0;
  * 1 for flags and small integers), rounded (integer knobs to an integer,
- * others to 6 significant digits) and clamped to the knob's range. Acceptance is Metropolis on the utility at the
- * temperature, which falls by the cooling rate every iters_per_temp
- * settings until it is at or below the final one. */
+ * others to 6 significant digits) and clamped to the knob's search range
+ * (its registered one unless the caller bounds it). Acceptance is
+ * Metropolis on the utility at the temperature, which falls by the cooling
+ * rate every iters_per_temp settings until it is at or below the final
+ * one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
