@@ -7,10 +7,11 @@ FUZZ   ?= build-fuzz
 # `make fuzz`: seconds per parser; `make test` runs each for FUZZ_CI_SECONDS (fuzz/README.md).
 FUZZ_SECONDS    ?= 60
 FUZZ_CI_SECONDS ?= 10
-# clang, libclang-rt-14-dev (libFuzzer) and libomp-dev (OpenMP under clang): the fuzz build.
+# clang, libclang-rt-14-dev (libFuzzer) and libomp-dev (OpenMP under clang): the fuzz build;
+# openmpi-bin and libopenmpi-dev: runs over MPI ranks (docs/scale-out.md).
 DEB_PACKAGES = build-essential cmake pkg-config libjansson-dev libgsl-dev libigraph-dev \
                libcmocka-dev libglpk-dev libxgboost-dev gnuplot-nox \
-               clang libclang-rt-14-dev libomp-dev
+               clang libclang-rt-14-dev libomp-dev openmpi-bin libopenmpi-dev
 
 .PHONY: all deps build build-asan build-fuzz demo test test-release test-asan fuzz fuzz-ci \
         bench clean

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tailor/dist.h"
 #include "tailor/engine.h"
 #include "tailor/err.h"
 #include "tailor/progress.h"
@@ -144,6 +145,21 @@ void cli_out_abort(cli_out *o);
  * cwd (NULL: ours) and ARG1 = arg (NULL: none), through posix_spawn with an
  * argv: no shell sees a user's string. 0 if gnuplot ran and succeeded. */
 int cli_gnuplot(const char *script, const char *arg, const char *cwd);
+
+/* ---- MPI ranks (cli/ranks.c, docs/scale-out.md) ---- */
+/* Under mpirun: starts MPI and silences ranks other than 0. 0, or
+ * EXIT_INPUT (a build without MPI; ranks of different builds). */
+int cli_ranks_start(void);
+tl_dist *cli_dist(void); /* NULL: one process */
+int cli_is_root(void);   /* rank 0, or no MPI: prints and writes */
+int cli_ranks(void);     /* ranks in the job (1 without mpirun) */
+/* Keeps err as this rank's error, for rank 0 to name (cli_print_err). */
+void cli_ranks_note_err(const tl_err *err);
+/* Ends the job on every rank; returns the exit code: rank 0's. */
+int cli_ranks_finish(int code);
+/* EXIT_INPUT, with a message naming what, if there are several ranks and
+ * what cannot use them (instead: what can, or NULL); else 0. */
+int cli_ranks_refuse(const char *cmd, const char *what, const char *instead);
 
 /* Prints the help of one subcommand; returns 0, or EXIT_INPUT if unknown. */
 int cli_help(const char *cmd);

@@ -48,6 +48,10 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
     int rc = cli_check_engine(engine, w->sc.cc, err);
     if (rc)
         return rc;
+    if (cli_ranks() > 1 && strcmp(engine, "parsimon") && strcmp(engine, "m3"))
+        return tl_err_set(err, TL_EINVAL, "engine '%s' does not spread over MPI ranks (%d "
+                          "here): run it without mpirun; parsimon and m3 do", engine,
+                          cli_ranks());
     const tl_engine_ops *ops = tl_engine_find(engine, err);
     tl_engine_opts o;
     if (eo)
@@ -71,6 +75,10 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
     memset(&sum, 0, sizeof sum);
     tl_engine *e = tl_engine_create(ops, w, &o, err);
     rc = e ? tl_engine_run(e, prog, err) : err->code;
+    if (!rc && !cli_is_root()) { /* rank 0 writes the results */
+        tl_engine_destroy(e);
+        return 0;
+    }
     if (!rc)
         rc = tl_engine_save(e, dir, &sum, err);
     if (!rc && (o.is_monitor || o.is_tune))

@@ -138,6 +138,10 @@ static int run_offline(cli_world *w, const cli_opts *o, const tl_objective *obj,
     rc = tl_offline_run(t, prog, err);
     if (!rc)
         rc = tl_offline_validate(t, prog, err);
+    if (!rc && !cli_is_root()) { /* rank 0 writes the results */
+        tl_offline_destroy(t);
+        return 0;
+    }
     if (!rc)
         rc = tl_offline_save(t, dir, err);
     if (!rc) {
@@ -188,6 +192,10 @@ int cmd_tune(int argc, char **argv)
         rc = tl_err_set(&err, TL_EINVAL,
                         "--objective scores an offline search (--oracle parsimon, m3 or "
                         "flowsim); the closed loop maximizes PARALEON's utility U");
+    else if (!is_offline && cli_ranks() > 1)
+        rc = tl_err_set(&err, TL_EINVAL, "the closed loop (--oracle pktsim) does not spread "
+                        "over MPI ranks (%d here): run it without mpirun; the offline search "
+                        "(--oracle parsimon, m3 or flowsim) does", cli_ranks());
     else if (is_offline && o.eng.until_ps)
         rc = tl_err_set(&err, TL_EINVAL, "--until applies to the closed loop (--oracle pktsim)");
     char knob_buf[2048];

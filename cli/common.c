@@ -27,6 +27,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
     memset(o, 0, sizeof *o);
     o->seed = -1;
     tl_engine_opts_init(&o->eng);
+    o->eng.dist = cli_dist();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *name = NULL;
@@ -262,6 +263,7 @@ static void put_escaped(FILE *f, const char *s)
 
 void cli_print_err(const char *cmd, const tl_err *err)
 {
+    cli_ranks_note_err(err);
     char buf[1400];
     fprintf(stderr, "tailor %s: error: ", cmd);
     put_escaped(stderr, tl_err_format(err, buf, sizeof buf));

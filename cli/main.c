@@ -253,9 +253,11 @@ int cli_help(const char *cmd)
     return EXIT_INPUT;
 }
 
-int main(int argc, char **argv)
+/* What spreads over MPI ranks: every other command is refused there. */
+#define CLI_RANKS_INSTEAD "run --engine parsimon|m3 and tune --oracle parsimon|m3|flowsim do"
+
+static int dispatch(int argc, char **argv)
 {
-    tl_alloc_tune();
     if (argc < 2) {
         usage(stderr);
         return EXIT_INPUT;
@@ -266,7 +268,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("tailor %s\n", TL_VERSION_STRING);
+        printf("tailor %s%s\n", TL_VERSION_STRING,
+               tl_dist_is_built() ? " (MPI: runs over ranks under mpirun)" : " (without MPI)");
         return 0;
     }
     if (strcmp(cmd, "help") == 0) {
@@ -292,8 +295,24 @@ int main(int argc, char **argv)
             for (int a = 2; a < argc; a++)
                 if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0)
                     return cli_help(cmd);
+            if (strcmp(cmd, "run") && strcmp(cmd, "tune")) {
+                char what[64];
+                snprintf(what, sizeof what, "tailor %s", cmd);
+                int rc = cli_ranks_refuse(cmd, what, CLI_RANKS_INSTEAD);
+                if (rc)
+                    return rc;
+            }
             return cmds[i].run(argc - 1, argv + 1);
         }
     fprintf(stderr, "tailor: unknown command '%s' (see tailor --help)\n", cmd);
     return EXIT_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+    tl_alloc_tune();
+    int rc = cli_ranks_start();
+    if (rc)
+        return rc;
+    return cli_ranks_finish(dispatch(argc, argv));
 }

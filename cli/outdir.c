@@ -194,6 +194,8 @@ int cli_out_begin(cli_out *o, const char *target, int mode, tl_err *err)
 {
     memset(o, 0, sizeof *o);
     o->mode = mode;
+    if (!cli_is_root()) /* under mpirun only rank 0 writes: nothing to make here */
+        return 0;
     if (mode == CLI_OUT_FILE && !strcmp(target, "-")) {
         o->is_stdout = 1;
         snprintf(o->target, sizeof o->target, "-");

@@ -18,6 +18,16 @@ check() { # name, condition (a command)
 "$bin" --version >"$tmp/v" 2>&1
 check "version exits 0" test $? -eq 0
 check "version text" grep -q '^tailor [0-9]' "$tmp/v"
+# A build without MPI started as one of several ranks would run the whole job
+# on each: it refuses, and only rank 0 says why (docs/scale-out.md).
+if grep -q "without MPI" "$tmp/v"; then
+    OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 "$bin" params >/dev/null 2>"$tmp/nompi"
+    check "no-MPI build under mpirun: exit 2" test $? -eq 2
+    check "no-MPI build under mpirun: says why" grep -q "built without MPI" "$tmp/nompi"
+    OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 "$bin" params >/dev/null 2>"$tmp/nompi1"
+    check "no-MPI build under mpirun: rank 1 exits 2 too" test $? -eq 2
+    check "no-MPI build under mpirun: rank 1 is silent" test ! -s "$tmp/nompi1"
+fi
 "$bin" --help >"$tmp/h"
 check "help lists gen-flows" grep -q 'gen-flows' "$tmp/h"
 check "help lists inspect" grep -q 'inspect' "$tmp/h"

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tailor/err.h"
@@ -388,10 +389,63 @@ static void fanout_lowest_error_wins(void **state)
         }
 }
 
+/* Byte buffers for results between ranks: what is put comes back, and a
+ * reader refuses to read past the end, leaving the target untouched. */
+static void buffers_round_trip(void **state)
+{
+    tl_wbuf w = {0};
+    tl_err err;
+    tl_err_clear(&err);
+    for (uint32_t i = 0; i < 1000; i++)
+        assert_int_equal(tl_wbuf_put(&w, &i, sizeof i, &err), 0);
+    assert_int_equal(w.n, 4000);
+    tl_rbuf r = {w.p, w.n, 0};
+    for (uint32_t i = 0, v; i < 1000; i++) {
+        assert_int_equal(tl_rbuf_get(&r, &v, sizeof v, &err), 0);
+        assert_int_equal(v, i);
+    }
+    uint32_t v = 77;
+    assert_int_equal(tl_rbuf_get(&r, &v, 1, &err), TL_EPARSE);
+    assert_int_equal(v, 77);
+    tl_wbuf_fini(&w);
+    assert_null(w.p);
+}
+
+static int sleepy_job(void *ctx, size_t j, void *local, tl_err *err)
+{
+    if (j == 3) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return j == *(const size_t *)ctx ? tl_err_set(err, TL_ERANGE, "job %zu failed", j) : 0;
+}
+
+/* Each job's wall time lands in its slot, on 1 and 2 threads; a job never
+ * run keeps 0. */
+static void fanout_times_each_job(void **state)
+{
+    for (int t = 1; t <= 2; t++) {
+        size_t fail = SIZE_MAX;
+        double wall[10];
+        for (int i = 0; i < 10; i++)
+            wall[i] = -1;
+        tl_fanout fo = {.n_jobs = 10, .n_threads = t, .run = sleepy_job, .ctx = &fail,
+                        .wall_s = wall};
+        assert_int_equal(tl_fanout_run(&fo, NULL, NULL), 0);
+        for (int i = 0; i < 10; i++)
+            assert_true(i == 3 ? wall[i] >= 0.004 : wall[i] >= 0 && wall[i] < 0.004);
+        fail = 5;
+        fo.n_threads = 1;
+        assert_int_equal(tl_fanout_run(&fo, NULL, NULL), TL_ERANGE);
+        assert_true(wall[3] >= 0.004 && wall[9] == 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(heap_orders_by_time_then_insertion),
+        cmocka_unit_test(buffers_round_trip), cmocka_unit_test(fanout_times_each_job),
         cmocka_unit_test(heap_ties_are_fifo),
         cmocka_unit_test(pool_reuses_and_bounds),
         cmocka_unit_test(rng_streams_are_deterministic_and_distinct),

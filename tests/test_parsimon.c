@@ -68,6 +68,46 @@ static void buckets_by_hand(void **state)
     ps_edist_fini(&e);
 }
 
+/* A link's distributions sent to another MPI rank come back equal (and
+ * draw the same); a cut-short message is refused and leaves them empty. */
+static void edist_pack_round_trip(void **state)
+{
+    (void)state;
+    uint64_t size[250];
+    double pnd[250];
+    for (uint32_t i = 0; i < 250; i++)
+        size[i] = i + 1, pnd[i] = (double)(i * 7 % 13);
+    for (uint32_t n = 0; n <= 250; n += 250) { /* no bucket, and three */
+        ps_edist e, g;
+        assert_int_equal(ps_edist_build(&e, size, pnd, n, 100, 2, NULL), 0);
+        tl_wbuf w = {0};
+        tl_err err;
+        tl_err_clear(&err);
+        assert_int_equal(ps_edist_pack(&e, &w, &err), 0);
+        tl_rbuf in = {w.p, w.n, 0};
+        assert_int_equal(ps_edist_unpack(&g, &in, &err), 0);
+        assert_int_equal(in.pos, w.n);
+        assert_int_equal(g.n_buckets, e.n_buckets);
+        if (e.n_buckets) {
+            assert_memory_equal(g.lo, e.lo, e.n_buckets * sizeof *e.lo);
+            assert_memory_equal(g.off, e.off, (e.n_buckets + 1) * sizeof *e.off);
+            assert_memory_equal(g.samples, e.samples, e.off[e.n_buckets] * sizeof *e.samples);
+        }
+        tl_rng r1, r2;
+        tl_rng_init(&r1, 1, "test", 0), tl_rng_init(&r2, 1, "test", 0);
+        for (uint64_t x = 1; x < 400; x += 13)
+            assert_true(ps_edist_draw(&e, x, &r1) == ps_edist_draw(&g, x, &r2));
+        ps_edist_fini(&g);
+        for (size_t cut = 0; cut < w.n; cut += 5) {
+            tl_rbuf part = {w.p, cut, 0};
+            if (ps_edist_unpack(&g, &part, &err) != TL_EPARSE || g.n_buckets || g.samples)
+                fail_msg("a message cut at %zu of %zu bytes was not refused", cut, w.n);
+        }
+        tl_wbuf_fini(&w);
+        ps_edist_fini(&e);
+    }
+}
+
 /* Every flow is listed on exactly the channels of its path, in start order,
  * and the volumes add up. ACK rate of a channel = ACK bytes of its reverse
  * channel's flows over their arrival span: checked against a recount. */
@@ -596,7 +636,7 @@ static void bad_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(buckets_by_hand),
+        cmocka_unit_test(buckets_by_hand), cmocka_unit_test(edist_pack_round_trip),
         cmocka_unit_test(decomposition_and_ack_rate),
         cmocka_unit_test(idle_network_gives_ideal_fct),
         cmocka_unit_test(threads_clustering_and_accuracy),

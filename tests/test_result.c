@@ -409,6 +409,40 @@ static void summary_json_round_trip(void **state)
     tl_flows_fini(&f);
 }
 
+/* A summary sent between MPI ranks comes back equal, with its own class
+ * names and table; every cut-short message is refused and leaves it empty. */
+static void summary_pack_round_trip(void **state)
+{
+    tl_flows f;
+    tl_flow_result *r;
+    make_flows(&f, &r, 0);
+    tl_summary s, t;
+    assert_int_equal(tl_summary_build(&s, "parsimon", &f, r, NULL), 0);
+    tl_wbuf w = {0};
+    tl_err err;
+    tl_err_clear(&err);
+    assert_int_equal(tl_summary_pack(&s, &w, &err), 0);
+    tl_rbuf in = {w.p, w.n, 0};
+    assert_int_equal(tl_summary_unpack(&t, &in, &err), 0);
+    assert_int_equal(in.pos, w.n);
+    assert_string_equal(t.engine, "parsimon");
+    assert_int_equal(t.n_classes, 2);
+    assert_true(t.class_names != s.class_names && t.by_class != s.by_class);
+    assert_string_equal(t.class_names[1], "b");
+    assert_memory_equal(t.all, s.all, sizeof s.all);
+    assert_memory_equal(t.by_class, s.by_class, 2 * TL_N_BUCKETS * sizeof *s.by_class);
+    tl_summary_fini(&t);
+    for (size_t cut = 0; cut < w.n; cut += 7) {
+        tl_rbuf part = {w.p, cut, 0};
+        if (tl_summary_unpack(&t, &part, &err) != TL_EPARSE || t.class_names || t.by_class)
+            fail_msg("a message cut at %zu of %zu bytes was not refused", cut, w.n);
+    }
+    tl_wbuf_fini(&w);
+    tl_summary_fini(&s);
+    free(r);
+    tl_flows_fini(&f);
+}
+
 /* Sets (value JSON text) or deletes (NULL) the member at a dotted path of objects. */
 static void mutate(json_t *root, const char *path, const char *value)
 {
@@ -546,6 +580,7 @@ int main(void)
         cmocka_unit_test(summary_unfinished_and_bad_results),
         cmocka_unit_test(csv_and_ns3_formats),
         cmocka_unit_test(summary_json_round_trip),
+        cmocka_unit_test(summary_pack_round_trip),
         cmocka_unit_test(summary_json_bad_input_is_located),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

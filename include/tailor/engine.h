@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tailor/dist.h"
 #include "tailor/err.h"
 #include "tailor/params.h"
 #include "tailor/progress.h"
@@ -79,6 +80,9 @@ typedef struct tl_engine_opts {
      * the knobs a sweep will change, so the run keeps what they need */
     const char *const *swept; /* (n_swept) registered knob names; borrowed until destroy */
     int n_swept;
+    /* parsimon, m3: the MPI ranks their fan-outs spread over (tailor/dist.h;
+     * NULL: this process); borrowed */
+    tl_dist *dist;
 } tl_engine_opts;
 
 #define TL_ENGINE_TRACE_MAX_DEFAULT (256ull << 20)

@@ -11,6 +11,7 @@ enum {
     TL_ENOMEM = -3, /* allocation failed */
     TL_EIO = -4,    /* file could not be opened, read or written */
     TL_EINVAL = -5, /* inconsistent request (e.g. matrix larger than topology) */
+    TL_ESTOP = -6,  /* another MPI rank ended the job (tailor/dist.h) */
 };
 
 typedef struct tl_err {

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "tailor/dist.h"
 #include "tailor/err.h"
 #include "tailor/params.h"
 #include "tailor/progress.h"
@@ -37,6 +38,7 @@ typedef struct tl_m3_opts {
                              * the model: the decomposition's own error (m3's
                              * "ns-3 path" ablation; slow) */
     int n_threads;          /* 0 = all cores */
+    tl_dist *dist;          /* MPI ranks to spread the paths over (NULL: none); borrowed */
 } tl_m3_opts;
 void tl_m3_opts_default(tl_m3_opts *o);
 

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "tailor/dist.h"
 #include "tailor/err.h"
 #include "tailor/params.h"
 #include "tailor/progress.h"
@@ -51,6 +52,8 @@ typedef struct tl_parsimon_opts {
     int is_fat_subset;     /* ... and that run leaves out the flows that meet no other
                               flow (default on; off runs them all, for checking) */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
+    tl_dist *dist;         /* MPI ranks to spread the link simulations over (NULL: none);
+                              borrowed */
 } tl_parsimon_opts;
 
 /* The paper's settings: B 100, x 2, fat 10, no clustering; cluster
@@ -90,5 +93,20 @@ typedef struct tl_parsimon_stats {
     double max_link_s;          /* the slowest single link simulation (wall) */
 } tl_parsimon_stats;
 void tl_parsimon_get_stats(const tl_parsimon *s, tl_parsimon_stats *st);
+
+/* One link simulation of the last run, for scheduling studies
+ * (bench/bench_scaleout.c): its expected cost (the packet-hops the run
+ * orders and hands out jobs by), its wall time (on rank 0 under MPI; 0 for
+ * a job skipped after a failure), and the bytes its result takes between
+ * MPI ranks. */
+typedef struct tl_parsimon_job {
+    uint32_t chan;
+    double cost;
+    double wall_s;
+    uint64_t bytes;
+} tl_parsimon_job;
+/* The last run's link simulations, in decreasing expected cost (*n of
+ * them; NULL before a run). Valid until the next run or destroy. */
+const tl_parsimon_job *tl_parsimon_jobs(const tl_parsimon *s, size_t *n);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tailor/buf.h"
 #include "tailor/err.h"
 #include "tailor/params.h"
 #include "tailor/topo.h"
@@ -105,6 +106,10 @@ static inline double tl_slowdown(int64_t fct_ps, int64_t ideal_ps)
 int tl_summary_build(tl_summary *s, const char *engine, const tl_flows *f,
                      const tl_flow_result *r, tl_err *err);
 void tl_summary_fini(tl_summary *s);
+/* s as bytes for another MPI rank (tailor/dist.h), and back: unpack fills
+ * s whole (it owns its strings and tables; on error s is empty). */
+int tl_summary_pack(const tl_summary *s, tl_wbuf *out, tl_err *err);
+int tl_summary_unpack(tl_summary *s, tl_rbuf *in, tl_err *err);
 
 /* Per-flow table "id,src,dst,size,start_ns,fct_ns,ideal_ns,slowdown,class", one
  * row per flow in f's order. Times in ns, with exactly 3 decimals when not

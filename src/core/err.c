@@ -80,6 +80,7 @@ const char *tl_err_code_name(int code)
     case TL_ENOMEM: return "out of memory";
     case TL_EIO: return "I/O error";
     case TL_EINVAL: return "invalid request";
+    case TL_ESTOP: return "stopped by another rank";
     default: return "unknown error";
     }
 }

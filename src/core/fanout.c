@@ -17,11 +17,45 @@
  * there, and neighbours should not share a line. */
 #define LOCAL_ALIGN 64
 
+/* One worker in the calling thread, outside any parallel region: a job
+ * that fans out over MPI ranks itself (the offline tuner's single start
+ * candidate) must run on the thread that calls MPI. */
+static int run_serial(const tl_fanout *fo, void *local, size_t *failed_idx, tl_err *err)
+{
+    size_t n = fo->n_jobs;
+    double total = 0, done = 0;
+    for (size_t j = 0; j < n; j++)
+        total += fo->work ? fo->work[j] : 1;
+    for (size_t j = 0; j < n; j++) {
+        tl_err e;
+        tl_err_clear(&e);
+        double t0 = omp_get_wtime();
+        int rc = fo->run(fo->ctx, j, local, &e);
+        if (fo->wall_s)
+            fo->wall_s[j] = omp_get_wtime() - t0;
+        if (rc) {
+            if (err)
+                *err = e;
+            if (failed_idx)
+                *failed_idx = j;
+            return rc;
+        }
+        done += fo->work ? fo->work[j] : 1;
+        if (fo->prog)
+            tl_progress_report(fo->prog, fo->phase, done, total, fo->unit);
+    }
+    return 0;
+}
+
 int tl_fanout_run(const tl_fanout *fo, size_t *failed_idx, tl_err *err)
 {
     size_t n = fo->n_jobs;
     if (failed_idx)
         *failed_idx = n;
+    if (fo->wall_s)
+        memset(fo->wall_s, 0, n * sizeof *fo->wall_s);
+    if (tl_dist_size(fo->dist) > 1)
+        return tl_dist_fanout(fo, failed_idx, err);
     if (n == 0)
         return 0;
     int nt = fo->n_threads > 0 ? fo->n_threads : omp_get_max_threads();
@@ -33,6 +67,13 @@ int tl_fanout_run(const tl_fanout *fo, size_t *failed_idx, tl_err *err)
         locals = calloc((size_t)nt, stride);
         if (!locals)
             return tl_err_nomem(err);
+    }
+    if (nt == 1) {
+        int rc = run_serial(fo, locals, failed_idx, err);
+        if (fo->local_fini)
+            fo->local_fini(fo->ctx, locals);
+        free(locals);
+        return rc;
     }
     double total = 0, done = 0;
     for (size_t j = 0; j < n; j++)
@@ -51,7 +92,10 @@ int tl_fanout_run(const tl_fanout *fo, size_t *failed_idx, tl_err *err)
             if (j > ff)
                 continue;
             tl_err_clear(&e);
+            double t0 = omp_get_wtime();
             int jrc = fo->run(fo->ctx, j, local, &e);
+            if (fo->wall_s)
+                fo->wall_s[j] = omp_get_wtime() - t0;
             if (jrc) {
 #pragma omp critical(tl_fanout_fail)
                 if (j < first_failed) {

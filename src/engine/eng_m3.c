@@ -22,6 +22,7 @@ static int create(tl_engine *e, tl_err *err)
     mo.is_no_model = es->is_no_model;
     mo.is_path_pktsim = es->is_path_pktsim;
     mo.n_threads = es->n_threads;
+    mo.dist = e->o.dist;
     if (e->o.n_swept) {
         /* The workloads are kept only when a swept knob changes flowsim's
          * input or path pktsim reruns, the reference flows when it changes

@@ -29,6 +29,7 @@ static int create(tl_engine *e, tl_err *err)
     po.is_passthrough = es->is_passthrough < 0 ? po.is_passthrough : es->is_passthrough;
     po.is_residual = es->is_residual < 0 ? po.is_residual : es->is_residual;
     po.n_threads = es->n_threads;
+    po.dist = e->o.dist;
     e->st = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed,
                                &po, err);
     return e->st ? 0 : err->code;

@@ -46,6 +46,7 @@ struct tl_m3 {
 
 void tl_m3_opts_default(tl_m3_opts *o)
 {
+    memset(o, 0, sizeof *o);
     o->n_paths = 500;
     o->model_path = NULL;
     o->is_no_model = 0;
@@ -213,13 +214,42 @@ static int featurize_path(void *ctx, size_t job_idx, void *local, tl_err *err)
     return rc;
 }
 
+/* What path k's job leaves, for the other MPI ranks: the workload's
+ * counts and links (its flows are released), the features and the truth. */
+static int pack_path(void *ctx, size_t job_idx, tl_wbuf *out, tl_err *err)
+{
+    const tl_m3 *s = ((const featurize_ctx *)ctx)->s;
+    int rc = tl_wbuf_put(out, &s->wl[job_idx], sizeof s->wl[job_idx], err);
+    rc = rc ? rc : tl_wbuf_put(out, &s->feat[job_idx], sizeof s->feat[job_idx], err);
+    if (!rc && s->truth)
+        rc = tl_wbuf_put(out, s->truth[job_idx], sizeof s->truth[job_idx], err);
+    return rc;
+}
+
+static int unpack_path(void *ctx, size_t job_idx, tl_rbuf *in, tl_err *err)
+{
+    tl_m3 *s = ((featurize_ctx *)ctx)->s;
+    m3_pathwl *w = &s->wl[job_idx];
+    int rc = tl_rbuf_get(in, w, sizeof *w, err);
+    w->flow = NULL, w->is_fg = NULL, w->src_key = w->dst_key = NULL, w->cap = 0;
+    rc = rc ? rc : tl_rbuf_get(in, &s->feat[job_idx], sizeof s->feat[job_idx], err);
+    if (!rc && s->truth)
+        rc = tl_rbuf_get(in, s->truth[job_idx], sizeof s->truth[job_idx], err);
+    return rc;
+}
+
 /* Workloads and features of every drawn path, in parallel; results land in
- * per-path slots, so they do not depend on the thread count. */
+ * per-path slots, so they do not depend on the thread count. Over MPI
+ * ranks too, unless the workloads or references are kept for a sweep's
+ * repredict (they stay on the rank that built them). */
 static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *err)
 {
     featurize_ctx c = {s, is_new_workloads};
+    int is_kept = s->o.is_keep_workloads || s->keep;
     tl_fanout fo = {.n_jobs = s->n_sel, .n_threads = n_threads_of(s), .run = featurize_path,
-                    .ctx = &c, .prog = prog, .phase = "m3 paths", .unit = "paths"};
+                    .ctx = &c, .prog = prog, .phase = "m3 paths", .unit = "paths",
+                    .dist = is_kept ? NULL : s->o.dist, .pack = pack_path,
+                    .unpack = unpack_path, .check = s->model ? m3_model_crc(s->model) : 0};
     return tl_fanout_run(&fo, NULL, err);
 }
 

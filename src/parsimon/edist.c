@@ -86,3 +86,47 @@ double ps_edist_draw(const ps_edist *e, uint64_t size, tl_rng *r)
     uint32_t a = e->off[lo], n = e->off[lo + 1] - a;
     return n ? (double)e->samples[a + tl_rng_below(r, n)] : 0;
 }
+
+/* Sent between MPI ranks: n_buckets, then lo, off and the samples. */
+int ps_edist_pack(const ps_edist *e, tl_wbuf *out, tl_err *err)
+{
+    uint32_t nb = e->n_buckets, ns = nb ? e->off[nb] : 0;
+    int rc = tl_wbuf_put(out, &nb, sizeof nb, err);
+    if (!rc && nb)
+        rc = tl_wbuf_put(out, e->lo, nb * sizeof *e->lo, err);
+    if (!rc && nb)
+        rc = tl_wbuf_put(out, e->off, (nb + 1) * sizeof *e->off, err);
+    if (!rc && nb)
+        rc = tl_wbuf_put(out, e->samples, ns * sizeof *e->samples, err);
+    return rc;
+}
+
+int ps_edist_unpack(ps_edist *e, tl_rbuf *in, tl_err *err)
+{
+    memset(e, 0, sizeof *e);
+    uint32_t nb, ns = 0;
+    int rc = tl_rbuf_get(in, &nb, sizeof nb, err);
+    if (rc || nb == 0)
+        return rc;
+    /* Counts the message cannot hold are a damaged message, not an
+     * allocation to try. */
+    size_t left = in->n - in->pos;
+    if (nb > left / (sizeof *e->lo + sizeof *e->off))
+        return tl_err_set(err, TL_EPARSE, "delay distribution of %u buckets in %zu bytes", nb,
+                          left);
+    e->n_buckets = nb;
+    e->lo = malloc(nb * sizeof *e->lo);
+    e->off = malloc((nb + 1) * sizeof *e->off);
+    rc = e->lo && e->off ? 0 : tl_err_nomem(err);
+    rc = rc ? rc : tl_rbuf_get(in, e->lo, nb * sizeof *e->lo, err);
+    rc = rc ? rc : tl_rbuf_get(in, e->off, (nb + 1) * sizeof *e->off, err);
+    if (!rc && (ns = e->off[nb]) > (in->n - in->pos) / sizeof *e->samples)
+        rc = tl_err_set(err, TL_EPARSE, "delay distribution of %u samples in %zu bytes", ns,
+                        in->n - in->pos);
+    if (!rc && !(e->samples = malloc((ns ? ns : 1) * sizeof *e->samples)))
+        rc = tl_err_nomem(err);
+    rc = rc ? rc : tl_rbuf_get(in, e->samples, ns * sizeof *e->samples, err);
+    if (rc)
+        ps_edist_fini(e);
+    return rc;
+}

@@ -32,6 +32,8 @@ struct tl_parsimon {
     uint32_t *rep;     /* (n_chans) */
     uint8_t *pass;     /* (n_chans) 1: a pass-through link (ps_is_passthrough) */
     tl_flow_result *res; /* (n_flows) */
+    tl_parsimon_job *jobs; /* (n_jobs) the last run's link simulations */
+    size_t n_jobs;
     tl_parsimon_stats st;
     int err_code;      /* sticky: a failed run stays failed */
 };
@@ -97,6 +99,7 @@ void tl_parsimon_destroy(tl_parsimon *s)
     free(s->rep);
     free(s->pass);
     free(s->res);
+    free(s->jobs);
     ps_decomp_fini(&s->d);
     free(s);
 }
@@ -104,6 +107,12 @@ void tl_parsimon_destroy(tl_parsimon *s)
 const tl_flow_result *tl_parsimon_results(const tl_parsimon *s) { return s->res; }
 
 void tl_parsimon_get_stats(const tl_parsimon *s, tl_parsimon_stats *st) { *st = s->st; }
+
+const tl_parsimon_job *tl_parsimon_jobs(const tl_parsimon *s, size_t *n)
+{
+    *n = s->n_jobs;
+    return s->jobs;
+}
 
 typedef struct job {
     uint32_t chan;
@@ -132,6 +141,22 @@ static int simulate_link(void *ctx, size_t j, void *local, tl_err *err)
     return ps_linksim(c->env, chan, &c->s->edist[chan], &c->outs[j], err);
 }
 
+/* A link simulation's results, for the other MPI ranks: its counters and
+ * its link's delay distributions. */
+static int pack_link(void *ctx, size_t j, tl_wbuf *out, tl_err *err)
+{
+    const sim_ctx *c = ctx;
+    int rc = tl_wbuf_put(out, &c->outs[j], sizeof c->outs[j], err);
+    return rc ? rc : ps_edist_pack(&c->s->edist[c->jobs[j].chan], out, err);
+}
+
+static int unpack_link(void *ctx, size_t j, tl_rbuf *in, tl_err *err)
+{
+    const sim_ctx *c = ctx;
+    int rc = tl_rbuf_get(in, &c->outs[j], sizeof c->outs[j], err);
+    return rc ? rc : ps_edist_unpack(&c->s->edist[c->jobs[j].chan], in, err);
+}
+
 /* Simulates every representative; returns 0 or the first error (by job
  * order, so the message does not depend on the thread count). */
 static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err *err)
@@ -139,9 +164,13 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
     uint32_t nc = s->d.n_chans, nj = 0;
     job *jobs = malloc(((size_t)nc + 1) * sizeof *jobs);
     double *cost = malloc(((size_t)nc + 1) * sizeof *cost);
+    double *wall = calloc((size_t)nc + 1, sizeof *wall);
     ps_link_out *outs = calloc((size_t)nc + 1, sizeof *outs);
-    if (!jobs || !cost || !outs) {
-        free(jobs), free(cost), free(outs);
+    free(s->jobs);
+    s->n_jobs = 0;
+    s->jobs = malloc(((size_t)nc + 1) * sizeof *s->jobs);
+    if (!jobs || !cost || !wall || !outs || !s->jobs) {
+        free(jobs), free(cost), free(wall), free(outs);
         return tl_err_nomem(err);
     }
     for (uint32_t c = 0; c < nc; c++)
@@ -160,7 +189,8 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
     sim_ctx ctx = {s, env, jobs, outs};
     tl_fanout fo = {.n_jobs = nj, .n_threads = s->o.n_threads, .run = simulate_link,
                     .ctx = &ctx, .prog = prog, .phase = "link simulations",
-                    .unit = "pkt-hops", .work = cost};
+                    .unit = "pkt-hops", .work = cost, .dist = s->o.dist,
+                    .pack = pack_link, .unpack = unpack_link, .wall_s = wall};
     int rc = tl_fanout_run(&fo, NULL, err);
     for (uint32_t j = 0; j < nj; j++) {
         s->st.n_case[outs[j].kind]++;
@@ -171,10 +201,18 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
         if (outs[j].wall_s > s->st.max_link_s)
             s->st.max_link_s = outs[j].wall_s;
         const ps_edist *e = &s->edist[jobs[j].chan];
-        s->st.n_samples += e->n_buckets ? e->off[e->n_buckets] : 0;
+        uint64_t ns = e->n_buckets ? e->off[e->n_buckets] : 0;
+        s->st.n_samples += ns;
+        /* pack_link's bytes: the counters, then the distributions */
+        uint64_t bytes = sizeof outs[j] + sizeof e->n_buckets +
+                         (e->n_buckets ? e->n_buckets * (sizeof *e->lo + sizeof *e->off) +
+                                             sizeof *e->off + ns * sizeof *e->samples
+                                       : 0);
+        s->jobs[j] = (tl_parsimon_job){jobs[j].chan, cost[j], wall[j], bytes};
     }
+    s->n_jobs = nj;
     s->st.n_simulated = nj;
-    free(jobs), free(cost), free(outs);
+    free(jobs), free(cost), free(wall), free(outs);
     return rc;
 }
 

@@ -4,6 +4,7 @@
 #ifndef TAILOR_PARSIMON_INT_H
 #define TAILOR_PARSIMON_INT_H
 
+#include "tailor/buf.h"
 #include "tailor/parsimon.h"
 #include "tailor/pktsim.h"
 #include "tailor/rng.h"
@@ -76,6 +77,10 @@ typedef struct ps_edist {
 int ps_edist_build(ps_edist *e, const uint64_t *size, const double *pnd, uint32_t n, uint32_t b,
                    double x, tl_err *err);
 void ps_edist_fini(ps_edist *e);
+/* e as bytes for another MPI rank, and back (unpack fills e whole; on
+ * error e is empty). */
+int ps_edist_pack(const ps_edist *e, tl_wbuf *out, tl_err *err);
+int ps_edist_unpack(ps_edist *e, tl_rbuf *in, tl_err *err);
 /* One packet-normalized delay for a flow of this size, uniform over its
  * bucket's samples. */
 double ps_edist_draw(const ps_edist *e, uint64_t size, tl_rng *r);

@@ -129,6 +129,60 @@ void tl_summary_fini(tl_summary *s)
     memset(s, 0, sizeof *s);
 }
 
+/* The struct's bytes (its pointers are rewritten by unpack), then each
+ * class name with its length, then the per-class table. */
+int tl_summary_pack(const tl_summary *s, tl_wbuf *out, tl_err *err)
+{
+    int rc = tl_wbuf_put(out, s, sizeof *s, err);
+    for (uint32_t c = 0; !rc && c < s->n_classes; c++) {
+        uint32_t len = (uint32_t)strlen(s->class_names[c]);
+        rc = tl_wbuf_put(out, &len, sizeof len, err);
+        rc = rc ? rc : tl_wbuf_put(out, s->class_names[c], len, err);
+    }
+    if (!rc && s->n_classes)
+        rc = tl_wbuf_put(out, s->by_class, s->n_classes * TL_N_BUCKETS * sizeof *s->by_class,
+                         err);
+    return rc;
+}
+
+int tl_summary_unpack(tl_summary *s, tl_rbuf *in, tl_err *err)
+{
+    int rc = tl_rbuf_get(in, s, sizeof *s, err);
+    uint32_t n = rc ? 0 : s->n_classes;
+    s->class_names = NULL, s->by_class = NULL, s->n_classes = 0;
+    if (rc)
+        return rc;
+    if (n > (in->n - in->pos) / (sizeof(uint32_t) + TL_N_BUCKETS * sizeof *s->by_class))
+        return tl_err_set(err, TL_EPARSE, "summary of %u classes in %zu bytes", n,
+                          in->n - in->pos);
+    s->class_names = calloc(n ? n : 1, sizeof *s->class_names);
+    s->by_class = malloc((n ? n : 1) * TL_N_BUCKETS * sizeof *s->by_class);
+    rc = s->class_names && s->by_class ? 0 : tl_err_nomem(err);
+    if (!rc)
+        s->n_classes = n;
+    for (uint32_t c = 0; !rc && c < n; c++) {
+        uint32_t len;
+        rc = tl_rbuf_get(in, &len, sizeof len, err);
+        if (!rc && len > in->n - in->pos)
+            rc = tl_err_set(err, TL_EPARSE, "class name of %u bytes in %zu", len,
+                            in->n - in->pos);
+        if (!rc && !(s->class_names[c] = malloc((size_t)len + 1)))
+            rc = tl_err_nomem(err);
+        if (!rc) {
+            rc = tl_rbuf_get(in, s->class_names[c], len, err);
+            s->class_names[c][len] = '\0';
+        }
+    }
+    if (!rc && n)
+        rc = tl_rbuf_get(in, s->by_class, n * TL_N_BUCKETS * sizeof *s->by_class, err);
+    if (rc) {
+        if (!s->n_classes) /* the tables were not allocated whole */
+            free(s->class_names), free(s->by_class), s->class_names = NULL, s->by_class = NULL;
+        tl_summary_fini(s);
+    }
+    return rc;
+}
+
 int tl_summary_build(tl_summary *s, const char *engine, const tl_flows *f,
                      const tl_flow_result *r, tl_err *err)
 {

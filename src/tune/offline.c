@@ -21,6 +21,8 @@ struct tl_offline {
     const tl_world *w;
     tl_offline_opts o;
     tl_engine_opts eng;
+    tl_engine_opts eng_one; /* eng for a batch's candidate: its engine runs on one thread of
+                               one rank, so it fans out over no MPI ranks itself */
     const char **knobs;
     tl_anneal *search;
     double p_elephant; /* the workload's share of flows of tau or more */
@@ -78,13 +80,43 @@ static int run_job(void *ctx, size_t idx, void *local, tl_err *err)
     return run_one((job *)ctx + idx, err);
 }
 
-/* Estimates jobs[0..n) on n_threads workers (fanout: the error is the
- * lowest failing job's, whatever the thread count). */
-static int run_jobs(job *jobs, size_t n, int n_threads, tl_err *err)
+/* What a candidate's estimate leaves, for the other MPI ranks. */
+static int pack_job(void *ctx, size_t idx, tl_wbuf *out, tl_err *err)
 {
-    for (size_t i = 0; i < n; i++)
+    const job *j = (const job *)ctx + idx;
+    int rc = tl_wbuf_put(out, &j->obj, sizeof j->obj, err);
+    rc = rc ? rc : tl_wbuf_put(out, &j->is_refused, sizeof j->is_refused, err);
+    rc = rc ? rc : tl_wbuf_put(out, j->applied, j->t->o.n * sizeof *j->applied, err);
+    return rc ? rc : tl_summary_pack(&j->sum, out, err);
+}
+
+static int unpack_job(void *ctx, size_t idx, tl_rbuf *in, tl_err *err)
+{
+    job *j = (job *)ctx + idx;
+    int rc = tl_rbuf_get(in, &j->obj, sizeof j->obj, err);
+    rc = rc ? rc : tl_rbuf_get(in, &j->is_refused, sizeof j->is_refused, err);
+    rc = rc ? rc : tl_rbuf_get(in, j->applied, j->t->o.n * sizeof *j->applied, err);
+    return rc ? rc : tl_summary_unpack(&j->sum, in, err);
+}
+
+/* Estimates jobs[0..n) on n_threads workers (fanout: the error is the
+ * lowest failing job's, whatever the thread count), and over the MPI
+ * ranks of t's engine options: several candidates go one per worker, each
+ * engine on one thread; a single one runs here with every thread and its
+ * engine spreads its own work over the ranks. Every rank then holds every
+ * job's result and judges them alike. */
+static int run_jobs(tl_offline *t, job *jobs, size_t n, int n_threads, tl_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
         jobs[i].n_threads = n > 1 ? 1 : n_threads;
-    tl_fanout fo = {.n_jobs = n, .n_threads = n_threads, .run = run_job, .ctx = jobs};
+        if (jobs[i].eng && n > 1)
+            jobs[i].eng = &t->eng_one;
+        else if (jobs[i].eng)
+            jobs[i].eng = &t->eng;
+    }
+    tl_fanout fo = {.n_jobs = n, .n_threads = n_threads, .run = run_job, .ctx = jobs,
+                    .dist = n > 1 ? t->eng.dist : NULL, .pack = pack_job,
+                    .unpack = unpack_job, .phase = "tune candidates"};
     return tl_fanout_run(&fo, NULL, err);
 }
 
@@ -128,6 +160,8 @@ tl_offline *tl_offline_create(const tl_world *w, const tl_offline_opts *o, uint6
     else
         tl_engine_opts_init(&t->eng);
     t->o.eng = &t->eng;
+    t->eng_one = t->eng;
+    t->eng_one.dist = NULL;
     t->knobs = malloc(o->n * sizeof *t->knobs);
     if (!t->knobs) {
         tl_err_nomem(err);
@@ -201,7 +235,7 @@ int tl_offline_run(tl_offline *t, tl_progress *prog, tl_err *err)
     }
     /* the start, the reference every utility is measured against */
     memcpy(jobs[0].v, t->start, n * sizeof *jobs[0].v);
-    int rc = run_jobs(jobs, 1, t->o.n_threads, err);
+    int rc = run_jobs(t, jobs, 1, t->o.n_threads, err);
     if (!rc) {
         t->est[0] = t->est[1] = jobs[0].obj;
         t->sum_est[0] = jobs[0].sum;
@@ -225,7 +259,7 @@ int tl_offline_run(tl_offline *t, tl_progress *prog, tl_err *err)
             m = 1;
         for (size_t k = 0; k < m; k++)
             tl_anneal_propose(t->search, t->p_elephant, jobs[k].v);
-        if ((rc = run_jobs(jobs, m, t->o.n_threads, err)))
+        if ((rc = run_jobs(t, jobs, m, t->o.n_threads, err)))
             break;
         for (size_t k = 0; k < m && is_searching; k++) {
             double temp = tl_anneal_temperature(t->search);
@@ -273,7 +307,8 @@ int tl_offline_validate(tl_offline *t, tl_progress *prog, tl_err *err)
         memcpy(jobs[k].v, k ? t->best : t->start, t->o.n * sizeof *jobs[k].v);
     }
     tl_progress_report(prog, "validate", 0, 2, "pktsim runs");
-    int rc = run_jobs(jobs, 2, t->o.n_threads, err);
+    /* pktsim spreads over no ranks: with 2 or more, one run on each */
+    int rc = run_jobs(t, jobs, 2, t->o.n_threads, err);
     for (int k = 0; k < 2; k++) {
         if (!rc) {
             t->truth[k] = jobs[k].obj;
