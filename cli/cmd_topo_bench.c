@@ -5,13 +5,15 @@
  * graphs. Writes DIR/topo-bench.csv, DIR/topo-bench.png (gnuplot) and
  * DIR/table.md, the relative throughput at each family's largest size. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "tailor/time.h"
+#include "tailor/fanout.h"
 #include "tailor/fileio.h"
 #include "tailor/throughput.h"
+#include "tailor/time.h"
 
 typedef struct cfg {
     const char *family, *spec;
@@ -61,9 +63,49 @@ tl_topo *cli_topology(const char *arg, uint64_t seed, tl_err *err);
 
 typedef struct row {
     const cfg *c;
+    tl_topo *t;
     uint32_t servers, switches;
+    double cost; /* an instance's expected solve cost: servers x directed arcs */
     tl_rel_tput rel[3];
 } row;
+
+/* Every (row, traffic matrix, instance) is one job of a fan-out, instance 0
+ * the topology itself: over MPI ranks, one at a time per rank (igraph,
+ * which draws the random graphs and matchings, is not thread-safe). */
+typedef struct bench_jobs {
+    row *rows;
+    uint32_t n_inst;
+    double eps;
+    int is_spread;
+    uint64_t seed;
+    double *v; /* (n_rows, 3, 1 + n_inst) throughputs */
+} bench_jobs;
+
+static int run_instance(void *ctx, size_t j, void *local, tl_err *err)
+{
+    const bench_jobs *b = ctx;
+    size_t per = (size_t)b->n_inst + 1, r = j / (3 * per), k = j / per % 3;
+    return tl_relative_instance(b->rows[r].t, kinds[k], 0, 0, b->eps, b->is_spread,
+                                (uint32_t)(j % per), b->seed, &b->v[j], err);
+}
+
+static int pack_instance(void *ctx, size_t j, tl_wbuf *out, tl_err *err)
+{
+    return tl_wbuf_put(out, &((const bench_jobs *)ctx)->v[j], sizeof(double), err);
+}
+
+static int unpack_instance(void *ctx, size_t j, tl_rbuf *in, tl_err *err)
+{
+    return tl_rbuf_get(in, &((bench_jobs *)ctx)->v[j], sizeof(double), err);
+}
+
+static void name_instance(void *ctx, size_t j, char *buf, size_t n)
+{
+    const bench_jobs *b = ctx;
+    size_t per = (size_t)b->n_inst + 1, r = j / (3 * per);
+    snprintf(buf, n, "%s %s #%zu", b->rows[r].c->spec, tl_tm_kind_names[kinds[j / per % 3]],
+             j % per);
+}
 
 /* topo-bench.gp names its files relative to the output folder, where
  * gnuplot runs: the folder's name never enters the script. */
@@ -138,18 +180,43 @@ int cmd_topo_bench(int argc, char **argv)
         }
         row *r = &rows[n_rows++];
         r->c = &configs[i];
+        r->t = t;
         r->servers = tl_tgraph_n_servers(&g);
         r->switches = g.n_nodes;
+        r->cost = (double)r->servers * (double)tl_topo_n_links(t);
         tl_tgraph_fini(&g);
-        for (int k = 0; k < 3 && !rc; k++)
-            rc = tl_relative_throughput(t, kinds[k], 0, 0, eps, o.is_spread, n_inst, seed,
-                                        &r->rel[k], &err);
-        tl_topo_destroy(t);
-        if (!o.is_quiet && !rc)
-            fprintf(stderr, "[topo-bench] %-44s %5u servers  relative %.3f %.3f %.3f  (%.0f s)\n",
-                    configs[i].spec, r->servers, r->rel[0].relative, r->rel[1].relative,
-                    r->rel[2].relative, tl_wall_s() - t0);
     }
+    size_t per = (size_t)n_inst + 1, n_jobs = n_rows * 3 * per;
+    bench_jobs b = {rows, n_inst, eps, o.is_spread, seed, calloc(n_jobs + 1, sizeof(double))};
+    double *work = malloc((n_jobs + 1) * sizeof *work);
+    if (!rc && (!b.v || !work))
+        rc = tl_err_nomem(&err);
+    for (size_t j = 0; !rc && j < n_jobs; j++)
+        work[j] = rows[j / (3 * per)].cost;
+    tl_progress ps, *prog = cli_progress(&o, &ps);
+    tl_fanout fo = {.n_jobs = n_jobs, .n_threads = 1, .run = run_instance, .ctx = &b,
+                    .prog = prog, .phase = "topo-bench instances", .unit = "solves", .work = work,
+                    .dist = cli_dist(), .pack = pack_instance, .unpack = unpack_instance,
+                    .name = name_instance};
+    if (!rc)
+        rc = tl_fanout_run(&fo, NULL, &err);
+    cli_progress_done(prog);
+    for (size_t i = 0; !rc && i < n_rows; i++) {
+        row *r = &rows[i];
+        for (int k = 0; k < 3; k++) {
+            const double *v = b.v + (i * 3 + (size_t)k) * per;
+            tl_relative_combine(v[0], v + 1, n_inst, &r->rel[k]);
+        }
+        if (!o.is_quiet)
+            fprintf(stderr, "[topo-bench] %-44s %5u servers  relative %.3f %.3f %.3f\n",
+                    r->c->spec, r->servers, r->rel[0].relative, r->rel[1].relative,
+                    r->rel[2].relative);
+    }
+    for (size_t i = 0; i < n_rows; i++)
+        tl_topo_destroy(rows[i].t);
+    free(b.v), free(work);
+    if (!rc && !cli_is_root())
+        return 0; /* rank 0 writes the results */
     if (rc)
         goto fail;
     char path[1200];

@@ -254,7 +254,8 @@ int cli_help(const char *cmd)
 }
 
 /* What spreads over MPI ranks: every other command is refused there. */
-#define CLI_RANKS_INSTEAD "run --engine parsimon|m3 and tune --oracle parsimon|m3|flowsim do"
+#define CLI_RANKS_INSTEAD                                                                          \
+    "run --engine parsimon|m3, tune --oracle parsimon|m3|flowsim and topo-bench do"
 
 static int dispatch(int argc, char **argv)
 {
@@ -295,7 +296,7 @@ static int dispatch(int argc, char **argv)
             for (int a = 2; a < argc; a++)
                 if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0)
                     return cli_help(cmd);
-            if (strcmp(cmd, "run") && strcmp(cmd, "tune")) {
+            if (strcmp(cmd, "run") && strcmp(cmd, "tune") && strcmp(cmd, "topo-bench")) {
                 char what[64];
                 snprintf(what, sizeof what, "tailor %s", cmd);
                 int rc = cli_ranks_refuse(cmd, what, CLI_RANKS_INSTEAD);

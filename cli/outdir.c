@@ -78,6 +78,8 @@ static void undo(cli_out *o)
 
 static void on_signal(int sig)
 {
+    /* under mpirun, a dead rank makes mpirun stop the others this way */
+    tl_dist_write_inflight(cli_dist(), STDERR_FILENO);
     for (int i = 0; i < MAX_LIVE; i++)
         if (live[i])
             undo(live[i]);

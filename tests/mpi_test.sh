@@ -29,7 +29,7 @@ same_dirs() {
 }
 
 # ---- byte identity: one process against 1, 2 and 3 ranks ----
-# name | run arguments | rank/thread pairs to compare
+# name | run arguments | rank/thread pairs to compare (threads 0: no --threads)
 cases=(
     "incast|run $src/examples/incast-16to1.json --engine parsimon|1:1 2:1 3:2"
     "parsimon|run --engine parsimon --flow-count 20000|2:1 3:1"
@@ -38,6 +38,7 @@ cases=(
     "tune|tune $src/examples/paraleon/hadoop.json --flow-count 1000 --oracle parsimon"\
 " --knobs switch.kmin_bytes_per_gbps=1KB:8KB,dcqcn.ai_rate_bps --set tune.iters_per_temp=2"\
 " --set tune.cooling=0.5 --set tune.step_frac=2 --objective p99@all|2:1 3:1"
+    "topo|topo-bench --quick|2:0 3:0"
 )
 for c in "${cases[@]}"; do
     IFS='|' read -r name args pairs <<<"$c"
@@ -45,9 +46,10 @@ for c in "${cases[@]}"; do
     "$bin" $args -o "$tmp/$name.one" --quiet >/dev/null 2>"$tmp/err"
     check "$name: one process exits 0" test $? -eq 0
     for p in $pairs; do
-        np=${p%:*} nt=${p#*:}
+        np=${p%:*} nt=${p#*:} thr=()
+        [ "$nt" != 0 ] && thr=(--threads "$nt")
         # shellcheck disable=SC2086
-        mpi "$np" "$bin" $args -o "$tmp/$name.np$np" --threads "$nt" --quiet \
+        mpi "$np" "$bin" $args -o "$tmp/$name.np$np" "${thr[@]}" --quiet \
             >"$tmp/out.$name.$np" 2>"$tmp/err.$name.$np"
         check "$name: $np ranks x $nt threads exit 0" test $? -eq 0
         check "$name: $np ranks x $nt threads write the same files" \
@@ -98,6 +100,8 @@ kill -KILL "$(cat "$tmp/kill/pid.1")" 2>/dev/null
 wait "$job"
 rc=$?
 check "a killed rank: the job fails" test "$rc" -ne 0 -a "$rc" -ne 124
+check "a killed rank: rank 0 names the links the ranks held" \
+    grep -q "^  rank 1: link [0-9]" "$tmp/kerr"
 check "a killed rank: no output folder" test ! -e "$tmp/kill/out"
 check "a killed rank: no temporary folder" \
     test -z "$(find "$tmp/kill" -maxdepth 1 -name '.out.tailor-tmp*')"

@@ -39,6 +39,12 @@ int tl_dist_size(const tl_dist *d); /* 1 for NULL */
  * 0's code. Returns the status every rank exits with: rank 0's. */
 int tl_dist_finish(tl_dist *d, int code, const tl_err *err);
 
+/* Rank 0, during a fan-out: writes to fd, with write(2) only (so from a
+ * signal handler: mpirun stops the job this way when a rank dies), the
+ * fan-out's phase and the jobs each other rank held ("rank 1: link 37,
+ * link 52"). Nothing on other ranks, outside fan-outs or for NULL. */
+void tl_dist_write_inflight(const tl_dist *d, int fd);
+
 /* The distributed tl_fanout_run (fo->dist with more than one rank; called
  * by tl_fanout_run, which documents the contract). Every rank calls it
  * with the same n_jobs, phase, work and check. */

@@ -49,6 +49,9 @@ typedef struct tl_fanout {
     int (*pack)(void *ctx, size_t job_idx, tl_wbuf *out, tl_err *err);
     int (*unpack)(void *ctx, size_t job_idx, tl_rbuf *in, tl_err *err);
     unsigned long long check;
+    /* Optional: job job_idx's name ("link 1234"), for the message that says
+     * what other ranks held when the job was killed; else "job N". */
+    void (*name)(void *ctx, size_t job_idx, char *buf, size_t n);
 } tl_fanout;
 
 /* Runs every job once, except that once a job has failed, jobs of higher

@@ -118,6 +118,14 @@ typedef struct tl_rel_tput {
 int tl_relative_throughput(const tl_topo *t, tl_tm_kind kind, double param, int use_exact,
                            double eps, int spread, uint32_t n_instances, uint64_t seed,
                            tl_rel_tput *out, tl_err *err);
+/* Its parts, for running the instances apart (topo-bench's fan-out):
+ * instance 0 is t itself, instance i >= 1 the i-th random graph; combine
+ * then gives tl_relative_throughput's result, bit for bit, from instance
+ * 0's throughput and the random ones' x[0..n_instances) in order. */
+int tl_relative_instance(const tl_topo *t, tl_tm_kind kind, double param, int use_exact,
+                         double eps, int spread, uint32_t i, uint64_t seed, double *out,
+                         tl_err *err);
+void tl_relative_combine(double tput, const double *x, uint32_t n_instances, tl_rel_tput *out);
 
 /* ---- bounds and cuts ---- */
 

@@ -55,6 +55,7 @@ int tl_dist_create(tl_dist **out, tl_err *err)
 int tl_dist_rank(const tl_dist *d) { return 0; }
 int tl_dist_size(const tl_dist *d) { return 1; }
 int tl_dist_finish(tl_dist *d, int code, const tl_err *err) { return code; }
+void tl_dist_write_inflight(const tl_dist *d, int fd) {}
 
 int tl_dist_fanout(const struct tl_fanout *fo, size_t *failed_idx, tl_err *err)
 {
@@ -66,14 +67,17 @@ int tl_dist_fanout(const struct tl_fanout *fo, size_t *failed_idx, tl_err *err)
 #include <gnu/libc-version.h>
 #include <mpi.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { TAG_READY = 101, TAG_JOBS, TAG_RESULT, TAG_END, TAG_FAIL, TAG_QUIT };
 #define NONE SIZE_MAX
 /* MPI counts are ints: the broadcast goes in pieces of at most this. */
 #define BCAST_CHUNK (1u << 30)
+#define HELD_TXT 160
 
 struct tl_dist {
     MPI_Comm comm;
@@ -83,6 +87,12 @@ struct tl_dist {
     int quit_code;
     int is_shared_err;  /* ranks > 0: the last error came from rank 0 (END or QUIT) */
     unsigned char *is_failed; /* rank 0: (size) ranks that sent FAIL */
+    /* rank 0, for a message when the job is killed (tl_dist_write_inflight,
+     * from a signal handler): the fan-out under way and, per rank, the
+     * jobs it holds, as text rewritten on every change */
+    volatile sig_atomic_t is_in_fanout;
+    char phase[64];
+    char (*held_txt)[HELD_TXT]; /* (size) */
 };
 
 typedef struct ready_msg {
@@ -121,11 +131,18 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 static uint64_t fnv_str(uint64_t h, const char *s) { return fnv(h, s ? s : "", s ? strlen(s) : 0); }
 
-/* Waits a little between polls: a core stays free for the job threads. */
-static void nap(void)
+/* Waits between polls, longer the longer nothing came (*idle polls in a
+ * row; reset it on activity): from 20 us to 1 ms. An MPI_Iprobe costs
+ * tens of microseconds of CPU in Open MPI 4 on shared memory, so polling
+ * every 50 us took half a core from the job threads (bench/scaleout.sh);
+ * the longer naps delay nothing, since every rank keeps a job queued
+ * beyond its threads while a result travels. */
+static void nap(int *idle)
 {
-    struct timespec ts = {0, 50 * 1000};
+    long ns = 20 * 1000L << (*idle < 6 ? *idle : 6);
+    struct timespec ts = {0, ns < 1000 * 1000L ? ns : 1000 * 1000L};
     nanosleep(&ts, NULL);
+    ++*idle;
 }
 
 int tl_dist_create(tl_dist **out, tl_err *err)
@@ -147,8 +164,9 @@ int tl_dist_create(tl_dist **out, tl_err *err)
     MPI_Comm_rank(d->comm, &d->rank);
     MPI_Comm_size(d->comm, &d->size);
     d->is_failed = calloc((size_t)d->size, 1);
-    if (!d->is_failed) {
-        free(d);
+    d->held_txt = calloc((size_t)d->size, sizeof *d->held_txt);
+    if (!d->is_failed || !d->held_txt) {
+        free(d->is_failed), free(d->held_txt), free(d);
         return tl_err_nomem(err);
     }
     /* Results travel as raw bytes and must come out bit-identical: every
@@ -187,11 +205,11 @@ int tl_dist_finish(tl_dist *d, int code, const tl_err *err)
                 m.err = *err;
             MPI_Send(&m, (int)sizeof m, MPI_BYTE, 0, TAG_FAIL, d->comm);
         }
-        while (!d->is_quit) {
+        for (int idle = 0; !d->is_quit;) {
             int flag = 0;
             MPI_Iprobe(0, TAG_QUIT, d->comm, &flag, MPI_STATUS_IGNORE);
             if (!flag) {
-                nap();
+                nap(&idle);
                 continue;
             }
             int64_t c;
@@ -212,9 +230,38 @@ int tl_dist_finish(tl_dist *d, int code, const tl_err *err)
     }
     MPI_Comm_free(&d->comm);
     free(d->is_failed);
+    free(d->held_txt);
     free(d);
     MPI_Finalize();
     return code;
+}
+
+static void put(int fd, const char *s)
+{
+    size_t n = strlen(s);
+    while (n) {
+        ssize_t k = write(fd, s, n);
+        if (k <= 0)
+            return;
+        s += k, n -= (size_t)k;
+    }
+}
+
+void tl_dist_write_inflight(const tl_dist *d, int fd)
+{
+    if (!d || d->rank != 0 || !d->is_in_fanout)
+        return;
+    put(fd, "tailor: the job was stopped during ");
+    put(fd, d->phase);
+    put(fd, "; the other ranks held:\n");
+    for (int r = 1; r < d->size; r++) {
+        char line[HELD_TXT + 4];
+        memcpy(line, d->held_txt[r], HELD_TXT);
+        line[HELD_TXT - 1] = '\0'; /* a line being rewritten may be torn, never unended */
+        put(fd, "  ");
+        put(fd, line);
+        put(fd, "\n");
+    }
 }
 
 /* ---- one fan-out: state shared by a rank's threads ---- */
@@ -353,19 +400,66 @@ static void master_worker(fan *f, int w)
 
 #define MAX_HANDOUT 64
 
-static void send_jobs(fan *f, int r, int count, int64_t *outstanding)
+/* The jobs each rank holds (rank 0's view), for naming them if the job is
+ * killed: held[r] has room for the most rank r ever holds, its slots. */
+typedef struct held_jobs {
+    size_t **held; /* (size) (cap[r]) */
+    int *n, *cap;  /* (size) */
+} held_jobs;
+
+/* Rewrites rank r's line of d->held_txt: "rank 2: link 17, link 40". */
+static void describe_held(fan *f, const held_jobs *h, int r)
+{
+    char line[HELD_TXT], name[48];
+    int len = snprintf(line, sizeof line, "rank %d:", r);
+    for (int i = 0; i < h->n[r] && len < (int)sizeof line; i++) {
+        if (f->fo->name)
+            f->fo->name(f->fo->ctx, h->held[r][i], name, sizeof name);
+        else
+            snprintf(name, sizeof name, "job %zu", h->held[r][i]);
+        len += snprintf(line + len, sizeof line - (size_t)len, "%s %s", i ? "," : "", name);
+    }
+    if (!h->n[r])
+        snprintf(line + len, sizeof line - (size_t)len, " none");
+    memcpy(f->d->held_txt[r], line, sizeof line);
+}
+
+static void send_jobs(fan *f, held_jobs *h, int r, int count, int64_t *outstanding)
 {
     uint64_t jobs[MAX_HANDOUT];
-    int k = 0;
-    for (size_t j; k < count && k < MAX_HANDOUT && (j = pop_master(f)) != NONE;)
-        jobs[k++] = j;
-    if (k) {
+    while (count > 0) {
+        int k = 0;
+        for (size_t j; k < count && k < MAX_HANDOUT && (j = pop_master(f)) != NONE;)
+            jobs[k++] = j;
+        if (!k)
+            break;
         MPI_Send(jobs, k, MPI_UINT64_T, r, TAG_JOBS, f->d->comm);
         outstanding[r] += k;
+        count -= k;
+        for (int i = 0; i < k && h->n[r] < h->cap[r]; i++)
+            h->held[r][h->n[r]++] = jobs[i];
+        describe_held(f, h, r);
     }
 }
 
-static void on_result(fan *f, const MPI_Status *st)
+static void drop_held(fan *f, held_jobs *h, int r, size_t j)
+{
+    for (int i = 0; i < h->n[r]; i++)
+        if (h->held[r][i] == j) {
+            h->held[r][i] = h->held[r][--h->n[r]];
+            break;
+        }
+    describe_held(f, h, r);
+}
+
+static void held_fini(held_jobs *h, int size)
+{
+    for (int r = 0; h->held && r < size; r++)
+        free(h->held[r]);
+    free(h->held), free(h->n), free(h->cap);
+}
+
+static size_t on_result(fan *f, const MPI_Status *st)
 {
     const tl_fanout *fo = f->fo;
     int len = 0;
@@ -399,6 +493,7 @@ static void on_result(fan *f, const MPI_Status *st)
         }
     }
     add_done(f, j);
+    return j;
 }
 
 /* Ends the hand-out for a failure outside the jobs (a rank failed, or its
@@ -420,8 +515,14 @@ static void master_comm(fan *f, uint64_t phase)
     const char *what = fo->phase ? fo->phase : "a fan-out";
     int n_in = 0; /* ranks that sent READY or have failed */
     int64_t *outstanding = calloc((size_t)d->size, sizeof *outstanding);
-    if (!outstanding)
+    held_jobs h = {calloc((size_t)d->size, sizeof *h.held), calloc((size_t)d->size, sizeof *h.n),
+                   calloc((size_t)d->size, sizeof *h.cap)};
+    if (!outstanding || !h.held || !h.n || !h.cap)
         die_nomem(d, "the job table");
+    snprintf(d->phase, sizeof d->phase, "%s", what);
+    for (int r = 1; r < d->size; r++)
+        snprintf(d->held_txt[r], HELD_TXT, "rank %d: not started", r);
+    d->is_in_fanout = 1;
     int is_stopped = 0, stop_code = 0;
     tl_err stop_err, e;
     tl_err_clear(&stop_err);
@@ -433,11 +534,13 @@ static void master_comm(fan *f, uint64_t phase)
             stop_all(f, TL_EINVAL, &e, &is_stopped, &stop_err, &stop_code);
         }
     double shown = -1;
-    for (;;) {
+    for (int idle = 0;;) {
         int flag = 0;
         MPI_Status st;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d->comm, &flag, &st);
         int r = flag ? st.MPI_SOURCE : 0;
+        if (flag)
+            idle = 0;
         if (flag && st.MPI_TAG == TAG_READY) {
             ready_msg m;
             MPI_Recv(&m, (int)sizeof m, MPI_BYTE, r, TAG_READY, d->comm, MPI_STATUS_IGNORE);
@@ -456,11 +559,14 @@ static void master_comm(fan *f, uint64_t phase)
                            (unsigned long long)m.check, fo->check);
                 stop_all(f, TL_EINVAL, &e, &is_stopped, &stop_err, &stop_code);
             }
-            send_jobs(f, r, (int)m.slots, outstanding);
+            if (m.slots > 0 && !(h.held[r] = malloc((size_t)m.slots * sizeof *h.held[r])))
+                die_nomem(d, "the job table");
+            h.cap[r] = m.slots > 0 ? (int)m.slots : 0;
+            send_jobs(f, &h, r, (int)m.slots, outstanding);
         } else if (flag && st.MPI_TAG == TAG_RESULT) {
             outstanding[r]--;
-            on_result(f, &st);
-            send_jobs(f, r, 1, outstanding);
+            drop_held(f, &h, r, on_result(f, &st));
+            send_jobs(f, &h, r, 1, outstanding);
         } else if (flag && st.MPI_TAG == TAG_FAIL) {
             fail_msg m;
             MPI_Recv(&m, (int)sizeof m, MPI_BYTE, r, TAG_FAIL, d->comm, MPI_STATUS_IGNORE);
@@ -498,10 +604,12 @@ static void master_comm(fan *f, uint64_t phase)
             busy |= outstanding[q] != 0;
         if (n_in == d->size - 1 && !busy && active == 0)
             break;
-        nap();
+        nap(&idle);
     }
     if (is_stopped && f->first_failed == NONE)
         f->rc = stop_code, f->err = stop_err, f->first_failed = f->n;
+    d->is_in_fanout = 0;
+    held_fini(&h, d->size);
     free(outstanding);
 }
 
@@ -574,7 +682,7 @@ static void make_result(fan *f, out_item *it, size_t j, int rc, double wall, tl_
 
 static void worker_worker(fan *f, int w)
 {
-    for (;;) {
+    for (int idle = 0;;) {
         size_t j = NONE;
         int is_ended;
 #pragma omp critical(tl_dist_wqueue)
@@ -586,9 +694,10 @@ static void worker_worker(fan *f, int w)
         if (j == NONE) {
             if (is_ended)
                 break;
-            nap();
+            nap(&idle);
             continue;
         }
+        idle = 0;
         tl_err e;
         double wall;
         int rc = run_job(f, j, w, &e, &wall);
@@ -611,7 +720,7 @@ static void worker_comm(fan *f, uint64_t phase)
     size_t *take = malloc((f->n + 1) * sizeof *take);
     if (!take)
         die_nomem(d, "the outbox");
-    for (;;) {
+    for (int idle = 0;;) {
         size_t k;
 #pragma omp critical(tl_dist_wqueue)
         {
@@ -630,6 +739,8 @@ static void worker_comm(fan *f, uint64_t phase)
         int flag = 0;
         MPI_Status st;
         MPI_Iprobe(0, MPI_ANY_TAG, d->comm, &flag, &st);
+        if (flag || k)
+            idle = 0;
         if (flag && st.MPI_TAG == TAG_JOBS) {
             int cnt = 0;
             MPI_Get_count(&st, MPI_UINT64_T, &cnt);
@@ -657,7 +768,7 @@ static void worker_comm(fan *f, uint64_t phase)
                     st.MPI_TAG);
             MPI_Abort(d->comm, 70);
         } else {
-            nap();
+            nap(&idle);
         }
     }
 #pragma omp critical(tl_dist_wqueue)

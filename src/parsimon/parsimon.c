@@ -141,6 +141,11 @@ static int simulate_link(void *ctx, size_t j, void *local, tl_err *err)
     return ps_linksim(c->env, chan, &c->s->edist[chan], &c->outs[j], err);
 }
 
+static void name_link(void *ctx, size_t j, char *buf, size_t n)
+{
+    snprintf(buf, n, "link %u", ((const sim_ctx *)ctx)->jobs[j].chan);
+}
+
 /* A link simulation's results, for the other MPI ranks: its counters and
  * its link's delay distributions. */
 static int pack_link(void *ctx, size_t j, tl_wbuf *out, tl_err *err)
@@ -190,7 +195,8 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
     tl_fanout fo = {.n_jobs = nj, .n_threads = s->o.n_threads, .run = simulate_link,
                     .ctx = &ctx, .prog = prog, .phase = "link simulations",
                     .unit = "pkt-hops", .work = cost, .dist = s->o.dist,
-                    .pack = pack_link, .unpack = unpack_link, .wall_s = wall};
+                    .pack = pack_link, .unpack = unpack_link, .wall_s = wall,
+                    .name = name_link};
     int rc = tl_fanout_run(&fo, NULL, err);
     for (uint32_t j = 0; j < nj; j++) {
         s->st.n_case[outs[j].kind]++;

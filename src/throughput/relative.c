@@ -6,6 +6,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const tl_tm_kind_names[] = {"all-to-all", "random-matching", "longest-matching",
@@ -45,28 +46,30 @@ static int tput_of(const tl_topo *t, tl_tm_kind kind, double param, int use_exac
     return rc;
 }
 
-int tl_relative_throughput(const tl_topo *t, tl_tm_kind kind, double param, int use_exact,
-                           double eps, int spread, uint32_t n_instances, uint64_t seed,
-                           tl_rel_tput *out, tl_err *err)
+int tl_relative_instance(const tl_topo *t, tl_tm_kind kind, double param, int use_exact,
+                         double eps, int spread, uint32_t i, uint64_t seed, double *out,
+                         tl_err *err)
+{
+    if (i == 0)
+        return tput_of(t, kind, param, use_exact, eps, seed, out, err);
+    tl_topo *r = spread ? tl_topo_same_equipment_spread(t, seed + i, err)
+                        : tl_topo_same_equipment(t, seed + i, err);
+    if (!r)
+        return err ? err->code : TL_ENOMEM;
+    int rc = tput_of(r, kind, param, use_exact, eps, seed, out, err);
+    tl_topo_destroy(r);
+    return rc;
+}
+
+void tl_relative_combine(double tput, const double *x, uint32_t n_instances, tl_rel_tput *out)
 {
     memset(out, 0, sizeof *out);
-    if (n_instances < 2)
-        return tl_err_set(err, TL_ERANGE, "relative throughput needs at least 2 random instances");
-    int rc = tput_of(t, kind, param, use_exact, eps, seed, &out->tput, err);
+    out->tput = tput;
     double sum = 0, sum2 = 0;
-    for (uint32_t i = 0; !rc && i < n_instances; i++) {
-        tl_topo *r = spread ? tl_topo_same_equipment_spread(t, seed + 1 + i, err)
-                            : tl_topo_same_equipment(t, seed + 1 + i, err);
-        if (!r)
-            return err ? err->code : TL_ENOMEM;
-        double x;
-        rc = tput_of(r, kind, param, use_exact, eps, seed, &x, err);
-        tl_topo_destroy(r);
-        sum += x;
-        sum2 += x * x;
+    for (uint32_t i = 0; i < n_instances; i++) {
+        sum += x[i];
+        sum2 += x[i] * x[i];
     }
-    if (rc)
-        return rc;
     double n = n_instances, mean = sum / n;
     double var = n > 1 ? (sum2 - n * mean * mean) / (n - 1) : 0;
     double half = gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(var > 0 ? var : 0) / sqrt(n);
@@ -77,5 +80,24 @@ int tl_relative_throughput(const tl_topo *t, tl_tm_kind kind, double param, int 
     /* The topology's own value is exact (or certified): the interval is the
      * random mean's, carried through the ratio. */
     out->relative_ci95 = mean > 0 ? out->relative * half / mean : 0;
-    return 0;
+}
+
+int tl_relative_throughput(const tl_topo *t, tl_tm_kind kind, double param, int use_exact,
+                           double eps, int spread, uint32_t n_instances, uint64_t seed,
+                           tl_rel_tput *out, tl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n_instances < 2)
+        return tl_err_set(err, TL_ERANGE, "relative throughput needs at least 2 random instances");
+    double tput, *x = malloc(n_instances * sizeof *x);
+    if (!x)
+        return tl_err_nomem(err);
+    int rc = tl_relative_instance(t, kind, param, use_exact, eps, spread, 0, seed, &tput, err);
+    for (uint32_t i = 0; !rc && i < n_instances; i++)
+        rc = tl_relative_instance(t, kind, param, use_exact, eps, spread, i + 1, seed, &x[i],
+                                  err);
+    if (!rc)
+        tl_relative_combine(tput, x, n_instances, out);
+    free(x);
+    return rc;
 }
