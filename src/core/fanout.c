@@ -17,6 +17,17 @@
  * there, and neighbours should not share a line. */
 #define LOCAL_ALIGN 64
 
+/* Runs job j with a cleared e, keeping its wall time if asked. */
+static int run_timed(const tl_fanout *fo, size_t j, void *local, tl_err *e)
+{
+    tl_err_clear(e);
+    double t0 = omp_get_wtime();
+    int rc = fo->run(fo->ctx, j, local, e);
+    if (fo->wall_s)
+        fo->wall_s[j] = omp_get_wtime() - t0;
+    return rc;
+}
+
 /* One worker in the calling thread, outside any parallel region: a job
  * that fans out over MPI ranks itself (the offline tuner's single start
  * candidate) must run on the thread that calls MPI. */
@@ -28,11 +39,7 @@ static int run_serial(const tl_fanout *fo, void *local, size_t *failed_idx, tl_e
         total += fo->work ? fo->work[j] : 1;
     for (size_t j = 0; j < n; j++) {
         tl_err e;
-        tl_err_clear(&e);
-        double t0 = omp_get_wtime();
-        int rc = fo->run(fo->ctx, j, local, &e);
-        if (fo->wall_s)
-            fo->wall_s[j] = omp_get_wtime() - t0;
+        int rc = run_timed(fo, j, local, &e);
         if (rc) {
             if (err)
                 *err = e;
@@ -91,11 +98,7 @@ int tl_fanout_run(const tl_fanout *fo, size_t *failed_idx, tl_err *err)
             ff = first_failed;
             if (j > ff)
                 continue;
-            tl_err_clear(&e);
-            double t0 = omp_get_wtime();
-            int jrc = fo->run(fo->ctx, j, local, &e);
-            if (fo->wall_s)
-                fo->wall_s[j] = omp_get_wtime() - t0;
+            int jrc = run_timed(fo, j, local, &e);
             if (jrc) {
 #pragma omp critical(tl_fanout_fail)
                 if (j < first_failed) {
