@@ -3,8 +3,8 @@
  * what one process computes, with the same code, failed job and message.
  * Every rank runs every test in the same order, so each test is collective;
  * ranks other than 0 print nothing, and the exit status counts the failures
- * of every rank. With the argument "diverge", rank 1 asks for another fan-out
- * than rank 0 and the job must abort (a WILL_FAIL test). */
+ * of every rank. With the argument "diverge", rank 1 reaches another
+ * fan-out (phase) than rank 0 and the job must abort (a WILL_FAIL test). */
 #include <mpi.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -22,6 +22,7 @@
 #include "tailor/fanout.h"
 
 static tl_dist *dist;
+static const char *phase = "test jobs"; /* "diverge": another on rank 1 */
 
 #define MAX_OUT 17
 
@@ -95,7 +96,7 @@ static void run_case(size_t n, int threads, const size_t *fail, size_t pack_fail
     for (size_t j = 0; j < n; j++) /* uneven costs, the same on every rank */
         work[j] = (double)(mix(j + 7) % 1000);
     tl_fanout fo = {.n_jobs = n, .n_threads = threads, .run = job_run, .ctx = &c,
-                    .phase = "test jobs", .work = work, .dist = d, .pack = job_pack,
+                    .phase = phase, .work = work, .dist = d, .pack = job_pack,
                     .unpack = job_unpack, .check = check};
     tl_err_clear(&o->err);
     o->failed = 12345;
@@ -167,6 +168,11 @@ static void differing_check_fails_everywhere(void **state)
     run_case(50, 2, NULL, SIZE_MAX, dist, 7, &o);
     assert_int_equal(o.rc, 0);
     outcome_fini(&o);
+    /* a rank with another number of jobs (other flows) fails it too */
+    run_case(tl_dist_rank(dist) == 1 ? 51 : 50, 2, NULL, SIZE_MAX, dist, 7, &o);
+    if (o.rc != TL_EINVAL || !strstr(o.err.msg, "rank 1's inputs differ"))
+        fail_msg("rank %d: rc %d '%s'", tl_dist_rank(dist), o.rc, o.err.msg);
+    outcome_fini(&o);
 }
 
 int main(int argc, char **argv)
@@ -184,7 +190,9 @@ int main(int argc, char **argv)
     int failures;
     if (argc > 1 && !strcmp(argv[1], "diverge")) {
         outcome o;
-        run_case(tl_dist_rank(dist) == 1 ? 11 : 10, 1, NULL, SIZE_MAX, dist, 0, &o);
+        if (tl_dist_rank(dist) == 1)
+            phase = "another step";
+        run_case(10, 1, NULL, SIZE_MAX, dist, 0, &o);
         outcome_fini(&o);
         failures = 0; /* not reached with 2 ranks or more: the job aborts */
     } else {

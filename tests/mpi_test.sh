@@ -87,6 +87,15 @@ check "a rank failing alone: no output folder" test ! -e "$tmp/alone"
 check "a rank failing alone: no temporary folder" \
     test -z "$(find "$tmp" -maxdepth 1 -name '.alone.tailor-tmp*')"
 
+# ---- a rank with other inputs (here another seed: other flows) ----
+timeout 300 "$mpiexec" -n 1 "$bin" run --engine parsimon --flow-count 20000 -o "$tmp/seeds" \
+    --quiet : -n 1 "$bin" run --engine parsimon --flow-count 20000 --seed 5 -o "$tmp/seeds" \
+    --quiet >/dev/null 2>"$tmp/serr"
+check "a rank with other flows: exit 2" test $? -eq 2
+check "a rank with other flows: rank 0 says whose inputs differ" \
+    grep -q "rank 1's inputs differ from rank 0's (link simulations" "$tmp/serr"
+check "a rank with other flows: no output folder" test ! -e "$tmp/seeds"
+
 # ---- a rank killed mid-run: the job ends, nothing is left ----
 mkdir "$tmp/kill"
 # shellcheck disable=SC2016 # expanded by the rank's shell

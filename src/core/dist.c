@@ -544,19 +544,21 @@ static void master_comm(fan *f, uint64_t phase)
         if (flag && st.MPI_TAG == TAG_READY) {
             ready_msg m;
             MPI_Recv(&m, (int)sizeof m, MPI_BYTE, r, TAG_READY, d->comm, MPI_STATUS_IGNORE);
-            if (m.seq != d->seq || m.n_jobs != f->n || m.phase != phase) {
-                fprintf(stderr, "tailor: internal error: rank %d reached fan-out %llu of %llu "
-                        "jobs where rank 0 is at fan-out %llu (%s) of %zu jobs\n", r,
-                        (unsigned long long)m.seq, (unsigned long long)m.n_jobs,
-                        (unsigned long long)d->seq, what, f->n);
+            if (m.seq != d->seq || m.phase != phase) {
+                fprintf(stderr, "tailor: error: rank %d reached another step than rank 0 (%s, "
+                        "step %llu): the ranks run different commands; every rank must run "
+                        "the same command on the same files\n", r, what,
+                        (unsigned long long)d->seq);
                 MPI_Abort(d->comm, 70);
             }
             n_in++;
-            if (m.check != fo->check) {
+            if (m.n_jobs != f->n || m.check != fo->check) {
                 tl_err_clear(&e);
-                tl_err_set(&e, TL_EINVAL, "rank %d's inputs differ from rank 0's (%s: check "
-                           "%llx, not %llx): every node must see the same files", r, what,
-                           (unsigned long long)m.check, fo->check);
+                tl_err_set(&e, TL_EINVAL, "rank %d's inputs differ from rank 0's (%s: %llu "
+                           "jobs, check %llx; rank 0: %zu jobs, check %llx): every rank must "
+                           "run the same command on the same files", r, what,
+                           (unsigned long long)m.n_jobs, (unsigned long long)m.check, f->n,
+                           fo->check);
                 stop_all(f, TL_EINVAL, &e, &is_stopped, &stop_err, &stop_code);
             }
             if (m.slots > 0 && !(h.held[r] = malloc((size_t)m.slots * sizeof *h.held[r])))

@@ -246,10 +246,14 @@ static int featurize(tl_m3 *s, int is_new_workloads, tl_progress *prog, tl_err *
 {
     featurize_ctx c = {s, is_new_workloads};
     int is_kept = s->o.is_keep_workloads || s->keep;
+    /* the model and the drawn paths must be the same on every rank */
+    uint64_t check = s->model ? m3_model_crc(s->model) : 0;
+    for (uint32_t k = 0; k < s->n_sel; k++)
+        check = tl_mix64(check ^ s->sel[k]);
     tl_fanout fo = {.n_jobs = s->n_sel, .n_threads = n_threads_of(s), .run = featurize_path,
                     .ctx = &c, .prog = prog, .phase = "m3 paths", .unit = "paths",
                     .dist = is_kept ? NULL : s->o.dist, .pack = pack_path,
-                    .unpack = unpack_path, .check = s->model ? m3_model_crc(s->model) : 0};
+                    .unpack = unpack_path, .check = check};
     return tl_fanout_run(&fo, NULL, err);
 }
 

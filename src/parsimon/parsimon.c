@@ -16,6 +16,7 @@
 #include "parsimon/parsimon_int.h"
 #include "tailor/cc.h"
 #include "tailor/fanout.h"
+#include "tailor/rng.h"
 #include "tailor/time.h"
 
 struct tl_parsimon {
@@ -191,12 +192,17 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
     /* Progress counts estimated packet-hops, not links: the largest links
      * run first, so a count of links would promise a run ten times longer
      * than it is (371 s said for a 33 s run). */
+    /* Every rank must simulate the same links from the same flows: a node
+     * that read other files would mix its results into rank 0's. */
+    uint64_t check = tl_mix64(s->f->n);
+    for (uint32_t c = 0; c < nc; c++)
+        check = tl_mix64(check ^ s->d.pkts[c] ^ ((uint64_t)s->rep[c] << 32));
     sim_ctx ctx = {s, env, jobs, outs};
     tl_fanout fo = {.n_jobs = nj, .n_threads = s->o.n_threads, .run = simulate_link,
                     .ctx = &ctx, .prog = prog, .phase = "link simulations",
                     .unit = "pkt-hops", .work = cost, .dist = s->o.dist,
                     .pack = pack_link, .unpack = unpack_link, .wall_s = wall,
-                    .name = name_link};
+                    .name = name_link, .check = check};
     int rc = tl_fanout_run(&fo, NULL, err);
     for (uint32_t j = 0; j < nj; j++) {
         s->st.n_case[outs[j].kind]++;

@@ -13,6 +13,7 @@
 
 #include "tailor/fanout.h"
 #include "tailor/fileio.h"
+#include "tailor/rng.h"
 #include "tailor/tune.h"
 
 #define MAX_KNOBS TL_TUNE_MAX_KNOBS
@@ -114,9 +115,17 @@ static int run_jobs(tl_offline *t, job *jobs, size_t n, int n_threads, tl_err *e
         else if (jobs[i].eng)
             jobs[i].eng = &t->eng;
     }
+    /* the candidates every rank proposed must be the same */
+    uint64_t check = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < t->o.n; k++) {
+            uint64_t bits;
+            memcpy(&bits, &jobs[i].v[k], sizeof bits);
+            check = tl_mix64(check ^ bits);
+        }
     tl_fanout fo = {.n_jobs = n, .n_threads = n_threads, .run = run_job, .ctx = jobs,
                     .dist = n > 1 ? t->eng.dist : NULL, .pack = pack_job,
-                    .unpack = unpack_job, .phase = "tune candidates"};
+                    .unpack = unpack_job, .phase = "tune candidates", .check = check};
     return tl_fanout_run(&fo, NULL, err);
 }
 
