@@ -100,11 +100,11 @@ check "a rank with other flows: no output folder" test ! -e "$tmp/seeds"
 mkdir "$tmp/kill"
 # shellcheck disable=SC2016 # expanded by the rank's shell
 timeout 300 "$mpiexec" -n 2 bash -c 'echo $$ >"$0/pid.$OMPI_COMM_WORLD_RANK"; exec "$@"' \
-    "$tmp/kill" "$bin" run --engine parsimon -o "$tmp/kill/out" --threads 1 --quiet \
+    "$tmp/kill" "$bin" run --engine parsimon -o "$tmp/kill/out" --threads 1 \
     >/dev/null 2>"$tmp/kerr" &
 job=$!
-for _ in $(seq 100); do [ -s "$tmp/kill/pid.1" ] && break; sleep 0.1; done
-sleep 1
+# killed once rank 0 reports link simulations (progress every 5 s off a terminal)
+for _ in $(seq 600); do grep -q "link simulations" "$tmp/kerr" && break; sleep 0.1; done
 kill -KILL "$(cat "$tmp/kill/pid.1")" 2>/dev/null
 wait "$job"
 rc=$?
