@@ -82,6 +82,37 @@ static void conversion(void **state)
     tl_topo_destroy(t);
 }
 
+/* Capacity 1 is the most common rate among links between routing nodes
+ * (server links do not count); on a tie, the larger rate. */
+static void reference_rate_is_most_common(void **state)
+{
+    static const struct {
+        uint64_t ring[4]; /* the rates of a 4-switch ring's links */
+        double ref;
+    } cases[] = {
+        {{10000000000ull, 40000000000ull, 10000000000ull, 40000000000ull}, 40e9}, /* tie */
+        {{10000000000ull, 40000000000ull, 10000000000ull, 10000000000ull}, 10e9},
+        {{25000000000ull, 40000000000ull, 100000000000ull, 40000000000ull}, 40e9},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        tl_topo *t = tl_topo_create(NULL);
+        for (int i = 0; i < 8; i++) /* switches 0-3, a server on each (4-7) */
+            tl_topo_add_node(t, i < 4 ? TL_NODE_SWITCH : TL_NODE_HOST, TL_TIER_AUTO, -1, -1, 0,
+                             NULL);
+        for (uint32_t i = 0; i < 4; i++) {
+            tl_topo_add_link(t, i, (i + 1) % 4, cases[c].ring[i], 1000000, NULL);
+            tl_topo_add_link(t, i + 4, i, 100000000000ull, 1000000, NULL); /* 100G servers */
+        }
+        assert_int_equal(tl_topo_finish(t, NULL), 0);
+        tl_tgraph g;
+        assert_int_equal(tl_tgraph_from_topo(&g, t, 0, NULL), 0);
+        if (g.ref_bps != cases[c].ref)
+            fail_msg("case %zu: reference %g, expected %g", c, g.ref_bps, cases[c].ref);
+        tl_tgraph_fini(&g);
+        tl_topo_destroy(t);
+    }
+}
+
 /* Every generated TM respects the hose model: no node sends or receives more
  * than its servers, and the busiest reaches it — except all-to-all, whose
  * pairs inside a node need no network: with 3 servers per node out of 60, a
@@ -228,7 +259,7 @@ static void relative_throughput(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(conversion),
+        cmocka_unit_test(conversion), cmocka_unit_test(reference_rate_is_most_common),
         cmocka_unit_test(hose_model),
         cmocka_unit_test(longest_matching_hand_case),
         cmocka_unit_test(tm_files),

@@ -27,28 +27,38 @@ uint32_t tl_tgraph_n_servers(const tl_tgraph *g)
     return s;
 }
 
-/* The most common rate among links between routing nodes (ties: the larger). */
-static double common_rate(const tl_topo *t, const int64_t *node_of)
+static int cmp_rate(const void *a, const void *b)
 {
-    uint32_t nl = tl_topo_n_links(t), best_n = 0;
-    double best = 0;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The most common rate among links between routing nodes (ties: the
+ * larger), by sorting the rates: O(links log links). (Counting each link's
+ * rate over all links took 12 s at 5,000 switches of degree 24.) */
+static int common_rate(const tl_topo *t, const int64_t *node_of, double *out, tl_err *err)
+{
+    uint32_t nl = tl_topo_n_links(t), n = 0;
+    uint64_t *r = malloc(((size_t)nl + 1) * sizeof *r);
+    if (!r)
+        return tl_err_nomem(err);
     for (uint32_t i = 0; i < nl; i++) {
         const tl_link *l = tl_topo_link(t, i);
-        if (node_of[l->a] < 0 || node_of[l->b] < 0)
-            continue;
-        uint32_t cnt = 0;
-        for (uint32_t j = 0; j < nl; j++) {
-            const tl_link *m = tl_topo_link(t, j);
-            cnt += node_of[m->a] >= 0 && node_of[m->b] >= 0 && m->rate_bps == l->rate_bps;
-        }
-        if (cnt > best_n || (cnt == best_n && (double)l->rate_bps > best)) {
-            best_n = cnt;
-            best = (double)l->rate_bps;
-        }
-        if (best_n > nl / 2)
-            break; /* a majority cannot be beaten */
+        if (node_of[l->a] >= 0 && node_of[l->b] >= 0)
+            r[n++] = l->rate_bps;
     }
-    return best;
+    qsort(r, n, sizeof *r, cmp_rate);
+    uint32_t best_n = 0;
+    double best = 0;
+    for (uint32_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && r[j] == r[i]; j++)
+            ;
+        if (j - i >= best_n) /* ascending: on a tie the later, larger rate wins */
+            best_n = j - i, best = (double)r[i];
+    }
+    free(r);
+    *out = best;
+    return 0;
 }
 
 static int is_connected(const tl_tgraph *g)
@@ -131,7 +141,13 @@ int tl_tgraph_from_topo(tl_tgraph *g, const tl_topo *t, double ref_bps, tl_err *
                 g->servers[node_of[sw]]++;
         }
     }
-    g->ref_bps = ref_bps > 0 ? ref_bps : common_rate(t, node_of);
+    g->ref_bps = ref_bps;
+    int rc = ref_bps > 0 ? 0 : common_rate(t, node_of, &g->ref_bps, err);
+    if (rc) {
+        free(node_of);
+        tl_tgraph_fini(g);
+        return rc;
+    }
     for (uint32_t i = 0; i < nl; i++) {
         const tl_link *l = tl_topo_link(t, i);
         if (l->is_failed || node_of[l->a] < 0 || node_of[l->b] < 0)
@@ -142,7 +158,6 @@ int tl_tgraph_from_topo(tl_tgraph *g, const tl_topo *t, double ref_bps, tl_err *
         g->n_edges++;
     }
     free(node_of);
-    int rc = 0;
     if (n == 0 || tl_tgraph_n_servers(g) == 0)
         rc = tl_err_set(err, TL_EINVAL, "the topology has no servers to carry traffic");
     else if (n > 1 && g->n_edges == 0)
