@@ -7,13 +7,8 @@ bin=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-failn=0
-check() { # name, condition (a command)
-    local name=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else failn=$((failn + 1)); echo "FAIL: $name"; fi
-}
+# shellcheck source=tests/check.sh
+. "$src/tests/check.sh"
 
 "$bin" --version >"$tmp/v" 2>&1
 check "version exits 0" test $? -eq 0
@@ -708,5 +703,4 @@ for f in "$src"/examples/*.json "$src"/examples/*/*.json; do
         grep -q '"unfinished": 0' "$tmp/ex-$b/summary.json"
 done
 
-echo "$pass passed, $failn failed"
-test "$failn" -eq 0
+check_summary

@@ -11,13 +11,8 @@ src=$2
 mpiexec=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-failn=0
-check() { # name, condition (a command)
-    local name=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else failn=$((failn + 1)); echo "FAIL: $name"; fi
-}
+# shellcheck source=tests/check.sh
+. "$src/tests/check.sh"
 # mpirun with a deadline: a hang is a failure, not a stalled CI
 mpi() { timeout 300 "$mpiexec" -n "$@"; }
 # Every file of two output folders is the same (cmp, so a PNG counts too).
@@ -115,5 +110,4 @@ check "a killed rank: no output folder" test ! -e "$tmp/kill/out"
 check "a killed rank: no temporary folder" \
     test -z "$(find "$tmp/kill" -maxdepth 1 -name '.out.tailor-tmp*')"
 
-echo "$pass passed, $failn failed"
-test "$failn" -eq 0
+check_summary

@@ -84,6 +84,7 @@ static void edist_pack_round_trip(void **state)
         tl_err err;
         tl_err_clear(&err);
         assert_int_equal(ps_edist_pack(&e, &w, &err), 0);
+        assert_int_equal(ps_edist_packed_bytes(&e), w.n);
         tl_rbuf in = {w.p, w.n, 0};
         assert_int_equal(ps_edist_unpack(&g, &in, &err), 0);
         assert_int_equal(in.pos, w.n);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "tailor/fanout.h"
+#include "tailor/rng.h"
 
 /* Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE; other launchers set PMI's
  * or PMIx's variables. */
@@ -121,15 +122,6 @@ int tl_dist_is_built(void) { return 1; }
 int tl_dist_rank(const tl_dist *d) { return d ? d->rank : 0; }
 int tl_dist_size(const tl_dist *d) { return d ? d->size : 1; }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static uint64_t fnv_str(uint64_t h, const char *s) { return fnv(h, s ? s : "", s ? strlen(s) : 0); }
 
 /* Waits between polls, longer the longer nothing came (*idle polls in a
  * row; reset it on activity): from 20 us to 1 ms. An MPI_Iprobe costs
@@ -171,10 +163,11 @@ int tl_dist_create(tl_dist **out, tl_err *err)
     }
     /* Results travel as raw bytes and must come out bit-identical: every
      * rank must run this very build on the same C library. */
-    uint64_t h = fnv_str(0xcbf29ce484222325ull, TL_VERSION " " __DATE__ " " __TIME__);
-    h = fnv_str(h, gnu_get_libc_version());
+    uint64_t h = tl_hash_str(TL_VERSION " " __DATE__ " " __TIME__);
+    h = tl_mix64(h ^ tl_hash_str(gnu_get_libc_version()));
     size_t sizes[] = {sizeof(void *), sizeof(long), sizeof(long double), sizeof(tl_err)};
-    h = fnv(h, sizes, sizeof sizes);
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        h = tl_mix64(h ^ sizes[i]);
     unsigned long long lo = h, hi = h;
     MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, d->comm);
     MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, d->comm);
@@ -827,7 +820,7 @@ int tl_dist_fanout(const tl_fanout *fo, size_t *failed_idx, tl_err *err)
     }
     d->seq++;
     d->is_shared_err = 0;
-    uint64_t phase = fnv_str(0xcbf29ce484222325ull, fo->phase);
+    uint64_t phase = tl_hash_str(fo->phase ? fo->phase : "");
     fan f = {.fo = fo, .d = d, .n = n, .first_failed = NONE};
     f.nt = fo->n_threads > 0 ? fo->n_threads : omp_get_max_threads();
     f.stride = (fo->local_bytes + 63) / 64 * 64;

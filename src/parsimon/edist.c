@@ -101,6 +101,13 @@ int ps_edist_pack(const ps_edist *e, tl_wbuf *out, tl_err *err)
     return rc;
 }
 
+uint64_t ps_edist_packed_bytes(const ps_edist *e)
+{
+    uint64_t nb = e->n_buckets, ns = nb ? e->off[nb] : 0;
+    return sizeof e->n_buckets +
+           (nb ? nb * sizeof *e->lo + (nb + 1) * sizeof *e->off + ns * sizeof *e->samples : 0);
+}
+
 int ps_edist_unpack(ps_edist *e, tl_rbuf *in, tl_err *err)
 {
     memset(e, 0, sizeof *e);

@@ -213,13 +213,8 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
         if (outs[j].wall_s > s->st.max_link_s)
             s->st.max_link_s = outs[j].wall_s;
         const ps_edist *e = &s->edist[jobs[j].chan];
-        uint64_t ns = e->n_buckets ? e->off[e->n_buckets] : 0;
-        s->st.n_samples += ns;
-        /* pack_link's bytes: the counters, then the distributions */
-        uint64_t bytes = sizeof outs[j] + sizeof e->n_buckets +
-                         (e->n_buckets ? e->n_buckets * (sizeof *e->lo + sizeof *e->off) +
-                                             sizeof *e->off + ns * sizeof *e->samples
-                                       : 0);
+        s->st.n_samples += e->n_buckets ? e->off[e->n_buckets] : 0;
+        uint64_t bytes = sizeof outs[j] + ps_edist_packed_bytes(e); /* pack_link's */
         s->jobs[j] = (tl_parsimon_job){jobs[j].chan, cost[j], wall[j], bytes};
     }
     s->n_jobs = nj;

@@ -80,6 +80,7 @@ void ps_edist_fini(ps_edist *e);
 /* e as bytes for another MPI rank, and back (unpack fills e whole; on
  * error e is empty). */
 int ps_edist_pack(const ps_edist *e, tl_wbuf *out, tl_err *err);
+uint64_t ps_edist_packed_bytes(const ps_edist *e); /* what pack appends */
 int ps_edist_unpack(ps_edist *e, tl_rbuf *in, tl_err *err);
 /* One packet-normalized delay for a flow of this size, uniform over its
  * bucket's samples. */
