@@ -10,6 +10,7 @@
 #include "tailor/throughput.h"
 #include "tailor/topo.h"
 #include "testutil.h"
+#include "throughput/throughput_int.h"
 
 static tl_topo *spec(const char *s)
 {
@@ -163,6 +164,115 @@ static void longest_matching_hand_case(void **state)
     tl_tgraph_fini(&g);
 }
 
+/* ---- the longest matching's assignment: auction and certificate against Hungarian ---- */
+
+typedef struct mat {
+    uint32_t n;
+    const int32_t *w;
+} mat;
+
+static void mat_row(void *ctx, uint32_t i, int32_t *w)
+{
+    const mat *m = ctx;
+    memcpy(w, m->w + (size_t)i * m->n, m->n * sizeof *w);
+}
+
+/* The total weight of assign, after checking it is a permutation. */
+static int64_t assign_total(const mat *m, const uint32_t *assign)
+{
+    uint8_t *seen = calloc(m->n + 1, 1);
+    int64_t total = 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        assert_true(assign[i] < m->n && !seen[assign[i]]);
+        seen[assign[i]] = 1;
+        total += m->w[(size_t)i * m->n + assign[i]];
+    }
+    free(seen);
+    return total;
+}
+
+/* Small integer weights like hop distance x servers, with many ties (the
+ * auction's hard case) and with a few large weights (its scaling phases). */
+static void auction_equals_hungarian(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    for (uint32_t trial = 0; trial < 300; trial++) {
+        uint32_t n = 1 + trial % 47;
+        int32_t *w = malloc((size_t)n * n * sizeof *w);
+        uint32_t range = trial % 3 == 0 ? 3 : trial % 3 == 1 ? 6 : 1000;
+        for (size_t k = 0; k < (size_t)n * n; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            w[k] = (int32_t)((x >> 33) % (range + 1)) * (trial % 2 ? 1 : 12);
+        }
+        mat m = {n, w};
+        uint32_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+        assert_int_equal(tl_assign_hungarian(n, mat_row, &m, a, NULL), 0);
+        assert_int_equal(tl_assign_auction(n, mat_row, &m, b, NULL), 0);
+        assert_int_equal(tl_assign_max(n, mat_row, &m, c, NULL), 0);
+        int64_t ta = assign_total(&m, a);
+        if (assign_total(&m, b) != ta || assign_total(&m, c) != ta)
+            fail_msg("trial %u (n %u, range %u): Hungarian %lld, auction %lld, max %lld", trial, n,
+                     range, (long long)ta, (long long)assign_total(&m, b),
+                     (long long)assign_total(&m, c));
+        free(w), free(a), free(b), free(c);
+    }
+}
+
+/* The longest-matching TM's total servers x hop distance equals the
+ * Hungarian method's on families where the row-maxima certificate applies
+ * (Jellyfish, fat tree) and where it does not (uneven servers). */
+static void longest_matching_is_optimal(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {
+        "jellyfish:switches=300,degree=8,servers=4",
+        "jellyfish:switches=600,degree=24,servers=12",
+        "fat_tree:k=8",
+        "dragonfly:a=4,h=2,p=2",
+        "leaf_spine:leaves=12,spines=4,servers=3",
+        "hypercube:dim=6,servers=2",
+    };
+    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+        tl_tgraph g;
+        graph(&g, specs[s]);
+        /* Uneven servers for every other case: weights min(s_i, s_j) x distance. */
+        if (s % 2)
+            for (uint32_t v = 0; v < g.n_nodes; v++)
+                if (g.servers[v])
+                    g.servers[v] = 1 + (v * 7) % 5;
+        uint16_t *d = tl_tgraph_distances(&g, NULL);
+        uint32_t m = 0, *nodes = malloc(g.n_nodes * sizeof *nodes);
+        for (uint32_t v = 0; v < g.n_nodes; v++)
+            if (g.servers[v])
+                nodes[m++] = v;
+        int32_t *w = malloc((size_t)m * m * sizeof *w);
+        for (uint32_t a = 0; a < m; a++)
+            for (uint32_t b = 0; b < m; b++) {
+                uint32_t si = g.servers[nodes[a]], sj = g.servers[nodes[b]];
+                w[(size_t)a * m + b] = d[(size_t)nodes[a] * g.n_nodes + nodes[b]] * (si < sj ? si : sj);
+            }
+        mat mm = {m, w};
+        uint32_t *a = malloc(m * sizeof *a);
+        assert_int_equal(tl_assign_hungarian(m, mat_row, &mm, a, NULL), 0);
+        int64_t want = assign_total(&mm, a);
+        tl_tm tm;
+        assert_int_equal(tl_tm_longest_matching(&g, &tm, NULL), 0);
+        int64_t got = 0;
+        for (size_t k = 0; k < tm.n; k++) {
+            uint32_t si = g.servers[tm.src[k]], sj = g.servers[tm.dst[k]];
+            assert_true(tm.demand[k] == (si < sj ? si : sj));
+            got += (int64_t)d[(size_t)tm.src[k] * g.n_nodes + tm.dst[k]] * (int64_t)tm.demand[k];
+        }
+        if (got != want)
+            fail_msg("%s: longest matching totals %lld, Hungarian %lld", specs[s], (long long)got,
+                     (long long)want);
+        tl_tm_fini(&tm);
+        free(d), free(nodes), free(w), free(a);
+        tl_tgraph_fini(&g);
+    }
+}
+
 static void tm_files(void **state)
 {
     tl_tgraph g;
@@ -262,6 +372,8 @@ int main(void)
         cmocka_unit_test(conversion), cmocka_unit_test(reference_rate_is_most_common),
         cmocka_unit_test(hose_model),
         cmocka_unit_test(longest_matching_hand_case),
+        cmocka_unit_test(auction_equals_hungarian),
+        cmocka_unit_test(longest_matching_is_optimal),
         cmocka_unit_test(tm_files),
         cmocka_unit_test(orderings_on_every_family),
         cmocka_unit_test(relative_throughput),

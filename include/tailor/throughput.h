@@ -55,9 +55,11 @@ int tl_tm_all_to_all(const tl_tgraph *g, tl_tm *tm, tl_err *err);
  * k servers per node taking part (0 = all). */
 int tl_tm_random_matching(const tl_tgraph *g, uint32_t k, uint64_t seed, tl_tm *tm, tl_err *err);
 /* Longest matching: the node-level assignment pi maximizing the sum of
- * servers x hop distance (max-weight bipartite matching, igraph), each
- * node's servers sending to pi(node)'s. Ties are broken by igraph's
- * deterministic order; write the TM out (tl_tm_save) to reproduce a result. */
+ * servers x hop distance, each node's servers sending to pi(node)'s. Exact:
+ * a perfect matching among each node's farthest nodes when one exists (then
+ * optimal by the row-maxima bound), else an auction with epsilon scaling on
+ * the integer weights. Among optimal assignments, the one found is
+ * deterministic but unspecified; write the TM out (tl_tm_save) to keep it. */
 int tl_tm_longest_matching(const tl_tgraph *g, tl_tm *tm, tl_err *err);
 /* Kodialam et al.'s TM: each node's servers send to the node farthest from it
  * by hop count, the demand spread evenly over equally far nodes. */

@@ -302,4 +302,18 @@ fail:
     return rc;
 }
 
+/* ---- maximum-weight assignment (assign.c) ---- */
+
+/* Writes row i of an n x n matrix of integer weights >= 0 into w[0..n). */
+typedef void (*tl_assign_row_fn)(void *ctx, uint32_t i, int32_t *w);
+/* assign[i] receives row i's column in an assignment of maximum total
+ * weight. tl_assign_max first looks for a perfect matching among the rows'
+ * maxima (optimal by the row-maxima bound), then runs the auction. The auction (epsilon scaling) is exact for integer weights and
+ * costs O(n) per bid; the Hungarian method, O(n^3), is the tests' reference.
+ * Both return 0 or TL_ENOMEM. */
+int tl_assign_max(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_t *assign, tl_err *err);
+int tl_assign_auction(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_t *assign, tl_err *err);
+int tl_assign_hungarian(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_t *assign,
+                        tl_err *err);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "tailor/fileio.h"
 #include "tailor/rng.h"
+#include "throughput/throughput_int.h"
 
 void tl_tm_fini(tl_tm *tm)
 {
@@ -174,74 +175,24 @@ int tl_tm_random_matching(const tl_tgraph *g, uint32_t k, uint64_t seed, tl_tm *
 
 
 
-/* Minimum-cost assignment (Kuhn-Munkres with potentials, O(n^3)): igraph's
- * weighted bipartite matching is O(V E), too slow on the complete bipartite
- * graph of 2,000 switches. cost is n x n row-major; assign[i] receives row
- * i's column. */
-static int hungarian(const double *cost, uint32_t n, uint32_t *assign, tl_err *err)
+/* Row a of the longest matching's weights: servers that can be paired x hop
+ * distance, over the nodes that have servers. */
+typedef struct lm_rows {
+    const tl_tgraph *g;
+    const uint16_t *d;
+    const uint32_t *nodes;
+    uint32_t m;
+} lm_rows;
+
+static void lm_row(void *ctx, uint32_t a, int32_t *w)
 {
-    size_t m = (size_t)n + 1;
-    double *u = calloc(m, sizeof *u), *v = calloc(m, sizeof *v), *minv = malloc(m * sizeof *minv);
-    uint32_t *p = calloc(m, sizeof *p), *way = calloc(m, sizeof *way);
-    uint8_t *used = malloc(m);
-    if (!u || !v || !minv || !p || !way || !used) {
-        free(u);
-        free(v);
-        free(minv);
-        free(p);
-        free(way);
-        free(used);
-        return tl_err_nomem(err);
+    const lm_rows *r = ctx;
+    uint32_t i = r->nodes[a], si = r->g->servers[i];
+    const uint16_t *di = r->d + (size_t)i * r->g->n_nodes;
+    for (uint32_t b = 0; b < r->m; b++) {
+        uint32_t j = r->nodes[b], sj = r->g->servers[j];
+        w[b] = (int32_t)di[j] * (int32_t)(si < sj ? si : sj);
     }
-    for (uint32_t i = 1; i <= n; i++) {
-        p[0] = i;
-        uint32_t j0 = 0;
-        for (uint32_t j = 0; j <= n; j++) {
-            minv[j] = INFINITY;
-            used[j] = 0;
-        }
-        do {
-            used[j0] = 1;
-            uint32_t i0 = p[j0], j1 = 0;
-            double delta = INFINITY;
-            const double *row = cost + (size_t)(i0 - 1) * n;
-            for (uint32_t j = 1; j <= n; j++)
-                if (!used[j]) {
-                    double cur = row[j - 1] - u[i0] - v[j];
-                    if (cur < minv[j]) {
-                        minv[j] = cur;
-                        way[j] = j0;
-                    }
-                    if (minv[j] < delta) {
-                        delta = minv[j];
-                        j1 = j;
-                    }
-                }
-            for (uint32_t j = 0; j <= n; j++)
-                if (used[j]) {
-                    u[p[j]] += delta;
-                    v[j] -= delta;
-                } else {
-                    minv[j] -= delta;
-                }
-            j0 = j1;
-        } while (p[j0] != 0);
-        do {
-            uint32_t j1 = way[j0];
-            p[j0] = p[j1];
-            j0 = j1;
-        } while (j0);
-    }
-    for (uint32_t j = 1; j <= n; j++)
-        if (p[j])
-            assign[p[j] - 1] = j - 1;
-    free(u);
-    free(v);
-    free(minv);
-    free(p);
-    free(way);
-    free(used);
-    return 0;
 }
 
 int tl_tm_longest_matching(const tl_tgraph *g, tl_tm *tm, tl_err *err)
@@ -258,20 +209,16 @@ int tl_tm_longest_matching(const tl_tgraph *g, tl_tm *tm, tl_err *err)
     for (uint32_t i = 0; i < n; i++)
         if (g->servers[i])
             nodes[m++] = i;
-    double *cost = malloc(((size_t)m * m + 1) * sizeof *cost);
     uint32_t *assign = malloc(((size_t)m + 1) * sizeof *assign);
-    int rc = !cost || !assign ? tl_err_nomem(err) : 0;
-    if (!rc) {
-        /* Maximize sum of hop distance (weighted by the servers that can be
-         * paired): minimize its negation. */
-        for (uint32_t a = 0; a < m; a++)
-            for (uint32_t b = 0; b < m; b++) {
-                uint32_t i = nodes[a], j = nodes[b];
-                uint32_t pairs = g->servers[i] < g->servers[j] ? g->servers[i] : g->servers[j];
-                cost[(size_t)a * m + b] = -(double)d[(size_t)i * n + j] * pairs;
-            }
-        rc = hungarian(cost, m, assign, err);
-    }
+    int rc = !assign ? tl_err_nomem(err) : 0;
+    /* Servers beyond 2^31 / diameter would overflow a weight. */
+    for (uint32_t a = 0; a < m && !rc; a++)
+        if (g->servers[nodes[a]] > INT32_MAX / UINT16_MAX)
+            rc = tl_err_set(err, TL_ERANGE, "longest matching: node %u has %u servers, at most "
+                            "%d supported", nodes[a], g->servers[nodes[a]], INT32_MAX / UINT16_MAX);
+    lm_rows rows = {g, d, nodes, m};
+    if (!rc)
+        rc = tl_assign_max(m, lm_row, &rows, assign, err);
     if (!rc)
         rc = tm_alloc(tm, m, err);
     if (!rc)
@@ -283,7 +230,6 @@ int tl_tm_longest_matching(const tl_tgraph *g, tl_tm *tm, tl_err *err)
         }
     free(d);
     free(nodes);
-    free(cost);
     free(assign);
     return rc;
 }
