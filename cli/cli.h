@@ -35,6 +35,9 @@ typedef struct cli_opts {
     int is_cuts;           /* --cuts */
     int is_quick;          /* --quick */
     int is_spread;         /* --spread-servers: same-equipment graphs spread the servers */
+    int is_theorem2;       /* --theorem2: also solve all-to-all for Theorem 2's lower bound */
+    double time_limit;     /* --time-limit SECONDS (0: none) */
+    const char *lp_solver; /* --lp-solver glpk|clp-dual|clp-barrier */
     const char *cc;       /* --cc NAME */
     const char *preset;   /* --preset NAME */
     const char *preset_file; /* --preset-file FILE (applied after --preset, before --set) */

@@ -1,6 +1,8 @@
 /* tailor throughput TOPOLOGY --tm KIND|FILE --method exact|approx: the
  * throughput of a topology under a hose-model traffic matrix, its bounds, and
  * optionally cuts and relative throughput (topology-throughput.txt). */
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,17 +58,56 @@ static int tm_kind(const char *s, tl_tm_kind *k)
     return 0;
 }
 
-static int solve(const tl_tgraph *g, const tl_tm *tm, int is_exact, double eps, tl_tput *r,
-                 tl_err *err)
+/* Set by SIGINT while an approximation runs: it stops and prints its bounds. */
+static volatile int g_interrupted;
+
+static void on_sigint(int sig)
 {
-    return is_exact ? tl_throughput_exact(g, tm, r, err) : tl_throughput_approx(g, tm, eps, r, err);
+    (void)sig;
+    g_interrupted = 1;
+}
+
+static void print_progress(void *ctx, const tl_tput *p)
+{
+    (void)ctx;
+    fprintf(stderr, "[throughput] %.1f s, %llu iterations (%s): certified [%.6g, %.6g], gap %.3g%%\n",
+            p->seconds, (unsigned long long)p->iterations, p->method, p->lower, p->upper,
+            p->lower > 0 ? (p->upper / p->lower - 1) * 100 : INFINITY);
+}
+
+typedef struct solver {
+    int is_exact;
+    tl_tput_opts approx;
+} solver;
+
+static int solve(const solver *sv, const tl_tgraph *g, const tl_tm *tm, tl_tput *r, tl_err *err)
+{
+    return sv->is_exact ? tl_throughput_exact(g, tm, r, err)
+                        : tl_throughput_approx_opts(g, tm, &sv->approx, r, err);
+}
+
+/* The result line; an approximation stopped early says why and keeps its bounds. */
+static void print_result(const char *what, const tl_tput *r, int is_exact)
+{
+    printf("%s: %.6g  (%s, %.3f s", what, r->throughput, r->method, r->seconds);
+    if (is_exact) {
+        printf(", LP %zu rows x %zu columns)\n", r->lp_rows, r->lp_cols);
+        return;
+    }
+    printf(", %llu iterations; certified within [%.6g, %.6g], gap %.3g%%", 
+           (unsigned long long)r->iterations, r->lower, r->upper,
+           r->lower > 0 ? (r->upper / r->lower - 1) * 100 : INFINITY);
+    if (r->stopped)
+        printf("; stopped early: %s", r->stopped == TL_TPUT_TIME_LIMIT ? "time limit" : "interrupted");
+    printf(")\n");
 }
 
 int cmd_throughput(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv, "throughput",
-                       "tm,method,eps,seed,skew,relative,spread-servers,cuts,save-tm,quiet", &o);
+                       "tm,method,eps,seed,skew,relative,spread-servers,cuts,save-tm,quiet,"
+                       "time-limit,threads,theorem2", &o);
     if (rc)
         return rc;
     if (!o.scenario) {
@@ -94,6 +135,23 @@ int cmd_throughput(int argc, char **argv)
     }
     tl_err err;
     tl_err_clear(&err);
+    if (is_file) { /* the file's own mistakes before any topology is built */
+        tl_tm pre;
+        if (tl_tm_load(NULL, tm_arg, &pre, &err)) {
+            cli_print_err("throughput", &err);
+            return cli_exit_code(&err);
+        }
+        tl_tm_fini(&pre);
+    }
+    if (o.relative && is_file) {
+        fprintf(stderr, "tailor throughput: --relative needs a generated TM kind (a file's node "
+                        "ids do not carry over to random graphs)\n");
+        return EXIT_INPUT;
+    }
+    solver sv = {.is_exact = is_exact,
+                 .approx = {.eps = eps, .n_threads = o.n_threads, .time_limit_s = o.time_limit,
+                            .stop = &g_interrupted,
+                            .progress = o.is_quiet ? NULL : print_progress}};
     cli_out tmo = {0};
     if (o.save_tm) {
         if ((rc = cli_out_begin(&tmo, o.save_tm, CLI_OUT_FILE, &err))) {
@@ -107,6 +165,8 @@ int cmd_throughput(int argc, char **argv)
     memset(&tm, 0, sizeof tm);
     memset(&a2a, 0, sizeof a2a);
     uint16_t *dist = NULL;
+    struct sigaction old_sa;
+    int has_handler = 0;
     tl_topo *t = cli_topology(o.scenario, seed, &err);
     if (!t) {
         rc = err.code ? err.code : TL_EINVAL;
@@ -129,27 +189,41 @@ int cmd_throughput(int argc, char **argv)
     printf("traffic matrix: %s, %zu commodities (hose model)\n", is_file ? tm_arg : tl_tm_kind_names[kind],
            tm.n);
     tl_tput r;
-    if ((rc = solve(&g, &tm, is_exact, eps, &r, &err)))
+    fflush(stdout);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    has_handler = sigaction(SIGINT, &sa, &old_sa) == 0;
+    rc = solve(&sv, &g, &tm, &r, &err);
+    if (rc)
         goto out;
-    printf("throughput: %.6g  (%s, %.3f s", r.throughput, r.method, r.seconds);
-    if (is_exact)
-        printf(", LP %zu rows x %zu columns)\n", r.lp_rows, r.lp_cols);
-    else
-        printf(", %llu iterations; certified within [%.6g, %.6g], gap %.3g%%)\n",
-               (unsigned long long)r.iterations, r.lower, r.upper,
-               r.lower > 0 ? (r.upper / r.lower - 1) * 100 : 0);
+    print_result("throughput", &r, is_exact);
+    if (r.stopped) { /* the bounds are the answer; the rest would take as long again */
+        rc = r.stopped == TL_TPUT_INTERRUPTED ? 130 : 0;
+        goto out;
+    }
     if (!(dist = tl_tgraph_distances(&g, &err))) {
         rc = err.code;
         goto out;
     }
     printf("upper bound (total capacity / demand x path length): %.6g\n",
            tl_tput_upper_bound_paths(&g, &tm, dist));
-    tl_tput ra;
-    if (!(rc = tl_tm_all_to_all(&g, &a2a, &err)) && !(rc = solve(&g, &a2a, is_exact, eps, &ra, &err)))
+    /* Theorem 2 (every hose TM gets at least half the all-to-all
+     * throughput): free when the TM is all-to-all, a second solve otherwise. */
+    if (!is_file && kind == TL_TM_ALL_TO_ALL)
+        printf("lower bound (Theorem 2: all-to-all throughput / 2): %.6g\n", r.throughput / 2);
+    else if (o.is_theorem2) {
+        tl_tput ra;
+        if ((rc = tl_tm_all_to_all(&g, &a2a, &err)) || (rc = solve(&sv, &g, &a2a, &ra, &err)))
+            goto out;
+        if (ra.stopped) {
+            print_result("all-to-all", &ra, is_exact);
+            rc = ra.stopped == TL_TPUT_INTERRUPTED ? 130 : 0;
+            goto out;
+        }
         printf("lower bound (Theorem 2: all-to-all throughput / 2): %.6g  (all-to-all: %.6g)\n",
                ra.throughput / 2, ra.throughput);
-    if (rc)
-        goto out;
+    }
     if (o.is_cuts) {
         tl_cut c;
         memset(&c, 0, sizeof c);
@@ -163,12 +237,6 @@ int cmd_throughput(int argc, char **argv)
         tl_cut_fini(&c);
     }
     if (o.relative) {
-        if (is_file) {
-            rc = tl_err_set(&err, TL_EINVAL,
-                            "--relative needs a generated TM kind (a file's node ids do not carry "
-                            "over to random graphs)");
-            goto out;
-        }
         tl_rel_tput rel;
         if ((rc = tl_relative_throughput(t, kind, o.skew > 0 ? o.skew : 0.1, is_exact, eps,
                                          o.is_spread, o.relative, seed, &rel, &err)))
@@ -178,7 +246,9 @@ int cmd_throughput(int argc, char **argv)
                rel.relative, rel.relative_ci95, rel.random_mean, rel.random_ci95, rel.n_instances);
     }
 out:
-    if (rc) {
+    if (has_handler)
+        sigaction(SIGINT, &old_sa, NULL);
+    if (rc && rc != 130) {
         cli_out_abort(&tmo);
         cli_print_err("throughput", &err);
     }
@@ -187,5 +257,5 @@ out:
     tl_tm_fini(&a2a);
     tl_tgraph_fini(&g);
     tl_topo_destroy(t);
-    return rc ? cli_exit_code(&err) : 0;
+    return rc == 130 ? 130 : rc ? cli_exit_code(&err) : 0;
 }

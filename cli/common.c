@@ -58,6 +58,7 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
                     : strcmp(name, "cuts") == 0           ? &o->is_cuts
                     : strcmp(name, "quick") == 0          ? &o->is_quick
                     : strcmp(name, "spread-servers") == 0 ? &o->is_spread
+                    : strcmp(name, "theorem2") == 0       ? &o->is_theorem2
                     : strcmp(name, "force") == 0          ? &o->is_force
                                                           : NULL;
         if (flag) {
@@ -110,6 +111,15 @@ int cli_parse(int argc, char **argv, const char *cmd, const char *allowed, cli_o
             o->method = v;
         } else if (strcmp(name, "save-tm") == 0) {
             o->save_tm = v;
+        } else if (strcmp(name, "lp-solver") == 0) {
+            o->lp_solver = v;
+        } else if (strcmp(name, "time-limit") == 0) {
+            double x = strtod(v, &end);
+            if (*end || end == v || !(x > 0 && x <= 1e9)) {
+                fprintf(stderr, "tailor %s: --time-limit expects seconds > 0, found '%s'\n", cmd, v);
+                return EXIT_INPUT;
+            }
+            o->time_limit = x;
         } else if (strcmp(name, "eps") == 0 || strcmp(name, "skew") == 0) {
             double x = strtod(v, &end);
             if (*end || end == v || !(x > 0 && x <= 1)) {

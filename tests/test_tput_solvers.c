@@ -423,6 +423,68 @@ static void test_exact_vs_approx(void **state)
     }
 }
 
+/* ---------------------------------------------------------------- threads, stops, progress */
+
+static void count_progress(void *ctx, const tl_tput *now)
+{
+    int *n = ctx;
+    assert_true(now->lower <= now->upper && now->upper > 0);
+    (*n)++;
+}
+
+/* The thread count changes nothing (searches run in fixed blocks); a stop
+ * flag or a time limit returns certified bounds around the LP optimum with
+ * the reason; progress reports bounds. Both engines: a permutation goes to
+ * the path engine (with hop-ellipse searches), all-to-all to Garg-Konemann. */
+static void test_threads_and_stops(void **state)
+{
+    (void)state;
+    for (int which = 0; which < 2; which++) {
+        tl_tgraph g;
+        tl_tm tm;
+        make_random_regular(&g, 40, 5, 2, 11);
+        if (which == 0) {
+            uint32_t pi[64];
+            random_derangement(g.n_nodes, 5, pi);
+            tm_permutation(&g, pi, &tm);
+        } else {
+            tm_all_to_all(&g, &tm);
+        }
+        double t = exact("rrg40", &g, &tm);
+        tl_tput ref;
+        memset(&ref, 0, sizeof ref);
+        for (int nt = 1; nt <= 3; nt++) {
+            tl_tput_opts o = {.eps = 0.02, .n_threads = nt};
+            tl_tput r;
+            assert_int_equal(tl_throughput_approx_opts(&g, &tm, &o, &r, NULL), 0);
+            assert_int_equal(r.stopped, 0);
+            if (nt == 1)
+                ref = r;
+            else if (r.lower != ref.lower || r.upper != ref.upper || r.iterations != ref.iterations)
+                fail_msg("%s, %d threads: [%.17g, %.17g] in %llu, 1 thread [%.17g, %.17g] in %llu",
+                         r.method, nt, r.lower, r.upper, (unsigned long long)r.iterations,
+                         ref.lower, ref.upper, (unsigned long long)ref.iterations);
+        }
+        volatile int stop = 1;
+        tl_tput_opts o = {.eps = 0.001, .n_threads = 2, .stop = &stop};
+        tl_tput r;
+        assert_int_equal(tl_throughput_approx_opts(&g, &tm, &o, &r, NULL), 0);
+        assert_int_equal(r.stopped, TL_TPUT_INTERRUPTED);
+        assert_true(r.lower <= t * (1 + 1e-6) && r.upper >= t * (1 - 1e-6));
+        tl_tput_opts lim = {.eps = 0.0001, .time_limit_s = 1e-9};
+        assert_int_equal(tl_throughput_approx_opts(&g, &tm, &lim, &r, NULL), 0);
+        assert_int_equal(r.stopped, TL_TPUT_TIME_LIMIT);
+        assert_true(r.lower <= t * (1 + 1e-6) && r.upper >= t * (1 - 1e-6) && r.upper >= r.lower);
+        int n_reports = 0;
+        tl_tput_opts pr = {.eps = 0.02, .progress = count_progress, .progress_ctx = &n_reports,
+                           .progress_s = 1e-9};
+        assert_int_equal(tl_throughput_approx_opts(&g, &tm, &pr, &r, NULL), 0);
+        assert_true(n_reports > 0);
+        tm_free(&tm);
+        tg_free(&g);
+    }
+}
+
 /* ---------------------------------------------------------------- the paper's example */
 
 /* K5 x K5 (5-ary flattened butterfly), 5 servers per switch, with the
@@ -774,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_a2a_closed_forms),
         cmocka_unit_test(test_exact_scales),
         cmocka_unit_test(test_exact_vs_approx),
+        cmocka_unit_test(test_threads_and_stops),
         cmocka_unit_test(test_flattened_butterfly),
         cmocka_unit_test(test_theorem2),
         cmocka_unit_test(test_cuts_hand_values),

@@ -68,7 +68,9 @@ int tl_tm_kodialam(const tl_tgraph *g, tl_tm *tm, tl_err *err);
  * fraction frac of its server flows weighted 10, hose-normalized. */
 int tl_tm_skewed(const tl_tgraph *g, double frac, uint64_t seed, tl_tm *tm, tl_err *err);
 /* Text file "src dst demand" per line ('#' comments), node ids of g.
- * Errors name the line: unknown node, negative demand, src == dst. */
+ * Errors name the line: unknown node, negative demand, src == dst. With g
+ * NULL, only the file is checked (before a topology is built): node ids
+ * are not, and demands are left as written. */
 int tl_tm_load(const tl_tgraph *g, const char *path, tl_tm *tm, tl_err *err);
 int tl_tm_save(const tl_tm *tm, const char *path, tl_err *err);
 /* Scales demands so that the busiest server sends or receives exactly 1 (hose).
@@ -97,7 +99,23 @@ typedef struct tl_tput {
     double seconds;
     uint64_t iterations;
     size_t lp_rows, lp_cols; /* exact method: the LP's size */
+    int stopped;             /* approx: 0, or why it stopped before 1 + eps (TL_TPUT_*) */
 } tl_tput;
+
+enum { TL_TPUT_TIME_LIMIT = 1, TL_TPUT_INTERRUPTED = 2 };
+
+/* Options of the approximation. */
+typedef struct tl_tput_opts {
+    double eps;          /* stop once upper / lower <= 1 + eps */
+    int n_threads;       /* 0: all cores; the result does not depend on it */
+    double time_limit_s; /* > 0: stop after this long with the bounds reached */
+    /* Stops with the bounds reached once *stop is nonzero (a signal handler's flag). */
+    const volatile int *stop;
+    /* Called about every progress_s seconds (default 5) with the bounds so far. */
+    void (*progress)(void *ctx, const tl_tput *now);
+    void *progress_ctx;
+    double progress_s;
+} tl_tput_opts;
 
 /* Exact: source-aggregated arc-flow LP (variables = sources x directed
  * edges, never pruned), solved with GLPK. */
@@ -106,6 +124,10 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
  * when upper / lower <= 1 + eps. */
 int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tput *out,
                          tl_err *err);
+/* The same with options. A stop (time limit, flag) returns 0 with
+ * out->stopped set and the certified bounds reached, gap above eps. */
+int tl_throughput_approx_opts(const tl_tgraph *g, const tl_tm *tm, const tl_tput_opts *o,
+                              tl_tput *out, tl_err *err);
 
 /* Relative throughput (paper §IV): the topology's throughput over the mean
  * of n_instances same-equipment random graphs' (tl_topo_same_equipment, or

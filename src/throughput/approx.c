@@ -15,6 +15,7 @@
 #include "tailor/throughput.h"
 
 #include <float.h>
+#include <omp.h>
 #include <stdio.h>
 
 #include "throughput/throughput_int.h"
@@ -26,9 +27,23 @@ typedef struct heap_ent {
     uint32_t node;
 } heap_ent;
 
+/* One thread's shortest-path scratch (all arrays n). Marks are stamps, so a
+ * search clears nothing. With hs set, a search only enters nodes v with
+ * hs[v] + ht[v] <= hlim (see pr_search). */
+typedef struct sp_ws {
+    double *dist;
+    uint32_t *pred, *done, *seen, *want, *order;
+    uint32_t stamp, want_stamp, n_order;
+    heap_ent *heap;
+    uint32_t heap_n;
+    const uint16_t *hs, *ht;
+    uint32_t hlim;
+} sp_ws;
+
 typedef struct gk {
     const tl_tput_net *net;
     const tl_tput_dem *dm;
+    const tl_tput_opts *o;
     double step_eps; /* length update l *= 1 + step_eps f / cap */
     double *len;     /* (n_arcs) dual lengths, renormalized now and then */
     double *flow;    /* (n_arcs) total routed, scaled-demand units */
@@ -39,29 +54,57 @@ typedef struct gk {
     double *arc_load;  /* (n_arcs) load of the current tree, zero between steps */
     uint32_t *touched; /* (n_arcs) arcs with load in the current step */
     uint32_t *dag;     /* (n_arcs) scratch: DAG in-arcs of one node */
+    double *acc;       /* (n) demand pushed back through a node */
+    double *alpha_src; /* (n_src) per-source part of a dual bound */
     double slack;
-    /* Dijkstra, all (n) */
-    double *dist, *acc;
-    uint32_t *pred, *done, *seen, *want, *order;
-    uint32_t stamp, want_stamp, n_order;
-    heap_ent *heap;
-    uint32_t heap_n;
-    uint64_t n_dijkstra;
+    sp_ws *ws; /* (n_threads); ws[0] serves the sequential steps */
+    int n_threads;
+    uint16_t *hops; /* n x n hop distances, or NULL: restricts path searches */
+    /* progress and stopping */
+    double t0, last_report, scale;
+    int stopped; /* TL_TPUT_TIME_LIMIT or TL_TPUT_INTERRUPTED */
+    uint64_t iterations;
+    const char *method;
 } gk;
+
+static void ws_fini(sp_ws *w)
+{
+    free(w->dist), free(w->pred), free(w->done), free(w->seen), free(w->want);
+    free(w->order), free(w->heap);
+}
+
+static int ws_init(sp_ws *w, uint32_t n, uint32_t n_arcs)
+{
+    memset(w, 0, sizeof *w);
+    w->dist = malloc((size_t)n * sizeof *w->dist);
+    w->pred = malloc((size_t)n * sizeof *w->pred);
+    w->done = calloc(n, sizeof *w->done);
+    w->seen = calloc(n, sizeof *w->seen);
+    w->want = calloc(n, sizeof *w->want);
+    w->order = malloc((size_t)n * sizeof *w->order);
+    w->heap = malloc(((size_t)n + n_arcs) * sizeof *w->heap); /* pushes <= 1 + improvements */
+    return w->dist && w->pred && w->done && w->seen && w->want && w->order && w->heap;
+}
 
 static void gk_fini(gk *s)
 {
     free(s->len), free(s->flow), free(s->snap[0]), free(s->snap[1]);
-    free(s->ds), free(s->rem), free(s->arc_load), free(s->touched), free(s->dag);
-    free(s->dist), free(s->acc), free(s->pred), free(s->done), free(s->seen), free(s->want);
-    free(s->order), free(s->heap);
+    free(s->ds), free(s->rem), free(s->arc_load), free(s->touched), free(s->dag), free(s->acc);
+    free(s->alpha_src), free(s->hops);
+    if (s->ws)
+        for (int t = 0; t < s->n_threads; t++)
+            ws_fini(&s->ws[t]);
+    free(s->ws);
 }
 
-static int gk_init(gk *s, const tl_tput_net *net, const tl_tput_dem *dm, tl_err *err)
+static int gk_init(gk *s, const tl_tput_net *net, const tl_tput_dem *dm, const tl_tput_opts *o,
+                   tl_err *err)
 {
     memset(s, 0, sizeof *s);
     s->net = net;
     s->dm = dm;
+    s->o = o;
+    s->n_threads = o->n_threads > 0 ? o->n_threads : omp_get_max_threads();
     size_t na = net->n_arcs ? net->n_arcs : 1, n = net->n, np = dm->n_pairs;
     s->len = malloc(na * sizeof *s->len);
     s->flow = calloc(na, sizeof *s->flow);
@@ -72,21 +115,44 @@ static int gk_init(gk *s, const tl_tput_net *net, const tl_tput_dem *dm, tl_err 
     s->arc_load = calloc(na, sizeof *s->arc_load);
     s->touched = malloc(na * sizeof *s->touched);
     s->dag = malloc(na * sizeof *s->dag);
-    s->dist = malloc(n * sizeof *s->dist);
     s->acc = malloc(n * sizeof *s->acc);
-    s->pred = malloc(n * sizeof *s->pred);
-    s->done = calloc(n, sizeof *s->done);
-    s->seen = calloc(n, sizeof *s->seen);
-    s->want = calloc(n, sizeof *s->want);
-    s->order = malloc(n * sizeof *s->order);
-    s->heap = malloc((n + na) * sizeof *s->heap); /* pushes <= 1 + improvements */
-    if (!s->len || !s->flow || !s->snap[0] || !s->snap[1] || !s->ds || !s->rem ||
-        !s->arc_load || !s->touched || !s->dag || !s->dist || !s->acc || !s->pred || !s->done || !s->seen ||
-        !s->want || !s->order || !s->heap) {
+    s->alpha_src = malloc(((size_t)dm->n_src + 1) * sizeof *s->alpha_src);
+    s->ws = calloc((size_t)s->n_threads, sizeof *s->ws);
+    int ok = s->len && s->flow && s->snap[0] && s->snap[1] && s->ds && s->rem && s->arc_load &&
+             s->touched && s->dag && s->acc && s->alpha_src && s->ws;
+    for (int t = 0; ok && t < s->n_threads; t++)
+        ok = ws_init(&s->ws[t], net->n, net->n_arcs);
+    if (!ok) {
         gk_fini(s);
         return tl_err_nomem(err);
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------- stopping */
+
+/* 1 when the caller's time limit has passed or its stop flag is set; reports
+ * progress (bounds in throughput units) about every progress_s seconds. */
+static int gk_should_stop(gk *s, double lower, double upper)
+{
+    const tl_tput_opts *o = s->o;
+    double now = tl_wall_s();
+    if (o->progress && now - s->last_report >= (o->progress_s > 0 ? o->progress_s : 5)) {
+        s->last_report = now;
+        tl_tput p;
+        memset(&p, 0, sizeof p);
+        p.lower = p.throughput = lower * s->scale;
+        p.upper = fmax(upper, lower) * s->scale;
+        p.seconds = now - s->t0;
+        p.iterations = s->iterations;
+        snprintf(p.method, sizeof p.method, "%s", s->method);
+        o->progress(o->progress_ctx, &p);
+    }
+    if (o->stop && *o->stop)
+        s->stopped = TL_TPUT_INTERRUPTED;
+    else if (o->time_limit_s > 0 && now - s->t0 >= o->time_limit_s)
+        s->stopped = TL_TPUT_TIME_LIMIT;
+    return s->stopped != 0;
 }
 
 /* ---------------------------------------------------------------- Dijkstra */
@@ -94,83 +160,85 @@ static int gk_init(gk *s, const tl_tput_net *net, const tl_tput_dem *dm, tl_err 
 /* Lazy deletion: a node is pushed again when its distance drops and stale
  * entries are skipped at pop; no position index to keep up to date, which
  * measured faster than decrease-key on these graphs. */
-static inline void heap_push(gk *s, double key, uint32_t node)
+static inline void heap_push(sp_ws *w, double key, uint32_t node)
 {
-    uint32_t i = s->heap_n++;
+    uint32_t i = w->heap_n++;
     heap_ent e = {key, node};
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (s->heap[p].key <= key)
+        if (w->heap[p].key <= key)
             break;
-        s->heap[i] = s->heap[p];
+        w->heap[i] = w->heap[p];
         i = p;
     }
-    s->heap[i] = e;
+    w->heap[i] = e;
 }
 
-static inline heap_ent heap_pop(gk *s)
+static inline heap_ent heap_pop(sp_ws *w)
 {
-    heap_ent top = s->heap[0];
-    heap_ent e = s->heap[--s->heap_n];
-    uint32_t i = 0, n = s->heap_n;
+    heap_ent top = w->heap[0];
+    heap_ent e = w->heap[--w->heap_n];
+    uint32_t i = 0, n = w->heap_n;
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && s->heap[c + 1].key < s->heap[c].key)
+        if (c + 1 < n && w->heap[c + 1].key < w->heap[c].key)
             c++;
-        if (e.key <= s->heap[c].key)
+        if (e.key <= w->heap[c].key)
             break;
-        s->heap[i] = s->heap[c];
+        w->heap[i] = w->heap[c];
         i = c;
     }
     if (n > 0)
-        s->heap[i] = e;
+        w->heap[i] = e;
     return top;
 }
 
 /* Shortest paths from src under len until n_want nodes marked want_stamp are
  * settled (done[v] == stamp). Fills dist/pred of reached nodes and order
- * (settling order). */
-static void dijkstra(gk *s, uint32_t src, uint32_t n_want)
+ * (settling order). With w->hs set, only nodes inside the hop ellipse are
+ * entered. */
+static void dijkstra(const tl_tput_net *net, const double *len, sp_ws *w, uint32_t src,
+                     uint32_t n_want)
 {
-    const tl_tput_net *net = s->net;
-    const double *len = s->len;
-    s->n_dijkstra++;
-    if (++s->stamp == 0) { /* wrapped: clear so no stale stamp matches */
-        memset(s->seen, 0, net->n * sizeof *s->seen);
-        memset(s->done, 0, net->n * sizeof *s->done);
-        s->stamp = 1;
+    if (++w->stamp == 0) { /* wrapped: clear so no stale stamp matches */
+        memset(w->seen, 0, net->n * sizeof *w->seen);
+        memset(w->done, 0, net->n * sizeof *w->done);
+        w->stamp = 1;
     }
-    uint32_t stamp = s->stamp;
-    s->heap_n = 0;
-    s->n_order = 0;
-    s->seen[src] = stamp;
-    s->dist[src] = 0;
-    s->pred[src] = UINT32_MAX;
-    heap_push(s, 0, src);
-    while (s->heap_n) {
-        heap_ent e = heap_pop(s);
+    uint32_t stamp = w->stamp;
+    const uint16_t *hs = w->hs, *ht = w->ht;
+    w->heap_n = 0;
+    w->n_order = 0;
+    w->seen[src] = stamp;
+    w->dist[src] = 0;
+    w->pred[src] = UINT32_MAX;
+    heap_push(w, 0, src);
+    while (w->heap_n) {
+        heap_ent e = heap_pop(w);
         uint32_t v = e.node;
-        if (s->done[v] == stamp || e.key > s->dist[v])
+        if (w->done[v] == stamp || e.key > w->dist[v])
             continue;
-        s->done[v] = stamp;
-        s->order[s->n_order++] = v;
-        if (s->want[v] == s->want_stamp && --n_want == 0)
+        w->done[v] = stamp;
+        w->order[w->n_order++] = v;
+        if (w->want[v] == w->want_stamp && --n_want == 0)
             break;
         double dv = e.key;
         for (uint32_t a = net->out_off[v]; a < net->out_off[v + 1]; a++) { /* out_arc[a] == a */
-            uint32_t w = net->head[a];
+            uint32_t x = net->head[a];
+            if (hs && (uint32_t)hs[x] + ht[x] > w->hlim)
+                continue;
             double nd = dv + len[a];
-            if (s->seen[w] != stamp) {
-                s->seen[w] = stamp;
-                s->dist[w] = nd;
-                s->pred[w] = a;
-                heap_push(s, nd, w);
-            } else if (nd < s->dist[w] && s->done[w] != stamp) {
-                s->dist[w] = nd;
-                s->pred[w] = a;
-                heap_push(s, nd, w);
+            if (w->seen[x] != stamp) {
+                w->seen[x] = stamp;
+                w->dist[x] = nd;
+                w->pred[x] = a;
+                heap_push(w, nd, x);
+            } else if (nd < w->dist[x] && w->done[x] != stamp) {
+                w->dist[x] = nd;
+                w->pred[x] = a;
+                heap_push(w, nd, x);
             }
         }
     }
@@ -178,20 +246,47 @@ static void dijkstra(gk *s, uint32_t src, uint32_t n_want)
 
 /* Marks the sinks of source i (pairs off[i]..off[i+1]) that still have
  * demand; returns how many. */
-static uint32_t mark_sinks(gk *s, uint32_t i, const double *rem)
+static uint32_t mark_sinks(sp_ws *w, const tl_tput_dem *dm, uint32_t n, uint32_t i,
+                           const double *rem)
 {
-    const tl_tput_dem *dm = s->dm;
-    if (++s->want_stamp == 0) {
-        memset(s->want, 0, s->net->n * sizeof *s->want);
-        s->want_stamp = 1;
+    if (++w->want_stamp == 0) {
+        memset(w->want, 0, n * sizeof *w->want);
+        w->want_stamp = 1;
     }
     uint32_t k = 0;
     for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++)
         if (!rem || rem[j] > 0) {
-            s->want[dm->dst[j]] = s->want_stamp;
+            w->want[dm->dst[j]] = w->want_stamp;
             k++;
         }
     return k;
+}
+
+/* Full shortest paths from source i to all its sinks (no hop ellipse) with
+ * workspace w: sum_j ds_j dist(t_j). */
+static double source_alpha(const gk *s, sp_ws *w, uint32_t i, const double *d)
+{
+    const tl_tput_dem *dm = s->dm;
+    w->hs = NULL;
+    dijkstra(s->net, s->len, w, dm->src[i], mark_sinks(w, dm, s->net->n, i, NULL));
+    double a = 0;
+    for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++)
+        a += d[j] * w->dist[dm->dst[j]];
+    return a;
+}
+
+/* sum_j d_j dist_len(s_j, t_j) over all commodities: one search per source,
+ * in parallel, summed in source order so the thread count changes nothing. */
+static double dual_alpha(gk *s, const double *d)
+{
+    const tl_tput_dem *dm = s->dm;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(s->n_threads)
+    for (uint32_t i = 0; i < dm->n_src; i++)
+        s->alpha_src[i] = source_alpha(s, &s->ws[omp_get_thread_num()], i, d);
+    double alpha = 0;
+    for (uint32_t i = 0; i < dm->n_src; i++)
+        alpha += s->alpha_src[i];
+    return alpha;
 }
 
 /* ---------------------------------------------------------------- routing */
@@ -205,40 +300,42 @@ static void route_source(gk *s, uint32_t i, double *alpha_first)
 {
     const tl_tput_net *net = s->net;
     const tl_tput_dem *dm = s->dm;
+    sp_ws *w = &s->ws[0];
+    w->hs = NULL;
     uint32_t j0 = dm->off[i], j1 = dm->off[i + 1], src = dm->src[i];
     for (uint32_t j = j0; j < j1; j++)
         s->rem[j] = s->ds[j];
     for (int first = 1;; first = 0) {
-        uint32_t n_want = mark_sinks(s, i, s->rem);
+        uint32_t n_want = mark_sinks(w, dm, net->n, i, s->rem);
         if (n_want == 0)
             break;
-        dijkstra(s, src, n_want);
-        for (uint32_t k = 0; k < s->n_order; k++)
-            s->acc[s->order[k]] = 0;
+        dijkstra(net, s->len, w, src, n_want);
+        for (uint32_t k = 0; k < w->n_order; k++)
+            s->acc[w->order[k]] = 0;
         for (uint32_t j = j0; j < j1; j++)
             if (s->rem[j] > 0) {
                 s->acc[dm->dst[j]] += s->rem[j];
                 if (first)
-                    *alpha_first += s->ds[j] * s->dist[dm->dst[j]];
+                    *alpha_first += s->ds[j] * w->dist[dm->dst[j]];
             }
         /* Loads by pushing each node's demand back over its DAG in-arcs in
          * reverse settling order (decreasing distance). */
         uint32_t n_touched = 0;
         double sigma = 1.0;
-        const uint32_t stamp = s->stamp;
-        for (uint32_t k = s->n_order; k-- > 1;) {
-            uint32_t v = s->order[k];
+        const uint32_t stamp = w->stamp;
+        for (uint32_t k = w->n_order; k-- > 1;) {
+            uint32_t v = w->order[k];
             double x = s->acc[v];
             if (x <= 0)
                 continue;
-            double dv = s->dist[v], wsum = 0;
+            double dv = w->dist[v], wsum = 0;
             uint32_t n_in = 0;
             for (uint32_t q = net->in_off[v]; q < net->in_off[v + 1]; q++) {
                 uint32_t a = net->in_arc[q], u = net->tail[a];
-                if (s->done[u] != stamp)
+                if (w->done[u] != stamp)
                     continue;
-                double r = s->dist[u] + s->len[a] - dv;
-                if (r > s->slack * s->len[a] && a != s->pred[v])
+                double r = w->dist[u] + s->len[a] - dv;
+                if (r > s->slack * s->len[a] && a != w->pred[v])
                     continue;
                 s->dag[n_in++] = a;
                 wsum += net->cap[a];
@@ -290,18 +387,13 @@ static double window_lower(const gk *s, const double *flow_from, uint64_t k_from
     return cong > 0 ? (double)(k_to - k_from) / cong : 0;
 }
 
-/* The dual bound with the current lengths: one Dijkstra per source. */
+/* The dual bound with the current lengths. */
 static double dual_upper(gk *s)
 {
-    const tl_tput_dem *dm = s->dm;
-    double alpha = 0, D = 0;
+    double D = 0;
     for (uint32_t a = 0; a < s->net->n_arcs; a++)
         D += s->net->cap[a] * s->len[a];
-    for (uint32_t i = 0; i < dm->n_src; i++) {
-        dijkstra(s, dm->src[i], mark_sinks(s, i, NULL));
-        for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++)
-            alpha += s->ds[j] * s->dist[dm->dst[j]];
-    }
+    double alpha = dual_alpha(s, s->ds);
     return alpha > 0 ? D / alpha : INFINITY;
 }
 
@@ -325,18 +417,12 @@ static void renormalize(gk *s)
 static double volumetric_scale(gk *s)
 {
     const tl_tput_net *net = s->net;
-    const tl_tput_dem *dm = s->dm;
     for (uint32_t a = 0; a < net->n_arcs; a++)
         s->len[a] = 1.0;
-    double cap = 0, work = 0;
+    double cap = 0;
     for (uint32_t a = 0; a < net->n_arcs; a++)
         cap += net->cap[a];
-    for (uint32_t i = 0; i < dm->n_src; i++) {
-        dijkstra(s, dm->src[i], mark_sinks(s, i, NULL));
-        for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++)
-            work += dm->d[j] * s->dist[dm->dst[j]];
-    }
-    return cap / work;
+    return cap / dual_alpha(s, s->dm->d);
 }
 
 /* ---------------------------------------------------------------- path rerouting */
@@ -387,6 +473,13 @@ static const pr_opts pr_defaults = {
  * can stall just above 1 + eps, where the phases still converge. */
 #define PR_MAX_SWEEPS 2000u
 
+/* Sources searched at once: their searches read the lengths as the block
+ * began, in parallel, then their paths join and move flow in source order.
+ * A fixed block size keeps the result independent of the thread count. */
+#define PR_BLOCK 32u
+/* Sources with at most this many sinks on average go to the path engine. */
+#define PR_MAX_SINKS 4u
+
 /* Paths a commodity keeps, empty ones included, before dropping empty ones. */
 #define PR_KEEP 24u
 
@@ -402,6 +495,61 @@ typedef struct pr_com {
     uint32_t n_arcs, cap_arcs;
 } pr_com;
 
+/* Paths one search offers, before they join their commodities: path q has
+ * arcs[off[q] .. off[q + 1]) and belongs to commodity com[q]. */
+typedef struct pr_buf {
+    uint32_t *arcs;
+    size_t n_arcs, cap_arcs;
+    uint32_t *off, *com; /* (cap_paths + 1), (cap_paths) */
+    size_t n_paths, cap_paths;
+    int nomem;
+} pr_buf;
+
+static void buf_fini(pr_buf *b)
+{
+    free(b->arcs), free(b->off), free(b->com);
+    memset(b, 0, sizeof *b);
+}
+
+static void buf_arc(pr_buf *b, uint32_t a)
+{
+    if (b->n_arcs == b->cap_arcs) {
+        size_t cap = b->cap_arcs ? 2 * b->cap_arcs : 256;
+        uint32_t *p = realloc(b->arcs, cap * sizeof *p);
+        if (!p) {
+            b->nomem = 1;
+            return;
+        }
+        b->arcs = p, b->cap_arcs = cap;
+    }
+    b->arcs[b->n_arcs++] = a;
+}
+
+/* Closes the path begun at the last close, for commodity j. */
+static void buf_close(pr_buf *b, uint32_t j)
+{
+    if (b->nomem)
+        return;
+    if (b->n_paths + 1 >= b->cap_paths) {
+        size_t cap = b->cap_paths ? 2 * b->cap_paths : 64;
+        uint32_t *o = realloc(b->off, (cap + 1) * sizeof *o);
+        if (o)
+            b->off = o;
+        uint32_t *c = realloc(b->com, cap * sizeof *c);
+        if (c)
+            b->com = c;
+        if (!o || !c) {
+            b->nomem = 1;
+            return;
+        }
+        if (b->cap_paths == 0)
+            b->off[0] = 0;
+        b->cap_paths = cap;
+    }
+    b->com[b->n_paths++] = j;
+    b->off[b->n_paths] = (uint32_t)b->n_arcs;
+}
+
 typedef struct pr {
     gk *s;       /* shortest-path workspace; s->len[a] = w[a] / cap[a] */
     pr_com *com; /* (n_pairs) */
@@ -410,6 +558,7 @@ typedef struct pr {
     double alpha, uref;
     int need_rebase;
     uint32_t *sminus, *splus; /* (n_arcs) scratch of one shift */
+    pr_buf *buf;              /* (PR_BLOCK) paths offered by a block's searches */
 } pr;
 
 static void pr_fini(pr *r)
@@ -418,6 +567,10 @@ static void pr_fini(pr *r)
         for (size_t j = 0; j < r->s->dm->n_pairs; j++)
             free(r->com[j].p), free(r->com[j].arcs);
     free(r->com), free(r->x), free(r->w), free(r->sminus), free(r->splus);
+    if (r->buf)
+        for (uint32_t b = 0; b < PR_BLOCK; b++)
+            buf_fini(&r->buf[b]);
+    free(r->buf);
 }
 
 /* Exponents are taken relative to the largest congestion at the last rebase
@@ -462,14 +615,13 @@ static double pr_smax(const pr *r)
     return r->uref + log(sw) / r->alpha;
 }
 
-/* Adds the path in s->touched[0..n) to commodity j unless it is there
- * already. Returns 0 or TL_ENOMEM. */
-static int pr_add_path(pr *r, size_t j, uint32_t n, tl_err *err)
+/* Adds the path arcs[0..n) to commodity j unless it is there already.
+ * Returns 0 or TL_ENOMEM. */
+static int pr_add_path(pr *r, size_t j, const uint32_t *arcs, uint32_t n, tl_err *err)
 {
-    gk *s = r->s;
     pr_com *c = &r->com[j];
     for (uint32_t i = 0; i < c->n_p; i++)
-        if (c->p[i].n == n && !memcmp(c->arcs + c->p[i].off, s->touched, n * sizeof(uint32_t)))
+        if (c->p[i].n == n && !memcmp(c->arcs + c->p[i].off, arcs, n * sizeof(uint32_t)))
             return 0;
     if (c->n_p == c->cap_p) {
         uint32_t cap = c->cap_p ? 2 * c->cap_p : 4;
@@ -487,29 +639,29 @@ static int pr_add_path(pr *r, size_t j, uint32_t n, tl_err *err)
             return tl_err_nomem(err);
         c->arcs = a, c->cap_arcs = cap;
     }
-    memcpy(c->arcs + c->n_arcs, s->touched, n * sizeof(uint32_t));
+    memcpy(c->arcs + c->n_arcs, arcs, n * sizeof(uint32_t));
     c->p[c->n_p++] = (pr_path){c->n_arcs, n, 0};
     c->n_arcs += n;
     return 0;
 }
 
-/* Offers commodity j up to k paths to t from the settled part of the last
- * Dijkstra: the tree path, then walks back over in-arcs whose reduced cost
+/* Offers commodity j up to k paths to t from the settled part of w's last
+ * search: the tree path, then walks back over in-arcs whose reduced cost
  * is at most slack x dist(t) / (the tree path's hops), so a sampled path is
  * about within 1 + slack of the shortest; a different in-arc per sample,
- * chosen by a hash of (sample, node) so runs are deterministic. */
-static int pr_add_paths(pr *r, size_t j, uint32_t t, int k, double slack, tl_err *err)
+ * chosen by a hash of (sample, node) so runs are deterministic. Paths are
+ * written from t back to the source. */
+static void pr_sample(const gk *s, const sp_ws *w, uint32_t j, uint32_t t, int k, double slack,
+                      pr_buf *out)
 {
-    gk *s = r->s;
     const tl_tput_net *net = s->net;
     uint32_t hops = 0;
-    for (uint32_t v = t; s->pred[v] != UINT32_MAX; v = net->tail[s->pred[v]])
+    for (uint32_t v = t; w->pred[v] != UINT32_MAX; v = net->tail[w->pred[v]])
         hops++;
-    double room = hops ? slack * s->dist[t] / hops : 0;
+    double room = hops ? slack * w->dist[t] / hops : 0;
     for (int q = 0; q < k; q++) {
-        uint32_t n = 0;
-        for (uint32_t v = t; s->pred[v] != UINT32_MAX;) {
-            uint32_t pick = s->pred[v];
+        for (uint32_t v = t; w->pred[v] != UINT32_MAX;) {
+            uint32_t pick = w->pred[v];
             if (q > 0) {
                 uint64_t h = ((uint64_t)q << 32 | v) * 0x9E3779B97F4A7C15ull;
                 h ^= h >> 29;
@@ -518,8 +670,8 @@ static int pr_add_paths(pr *r, size_t j, uint32_t t, int k, double slack, tl_err
                 for (int pass = 0; pass < 2 && (pass == 0 || cnt > 1); pass++)
                     for (uint32_t i = net->in_off[v], nth = 0; i < net->in_off[v + 1]; i++) {
                         uint32_t a = net->in_arc[i], u = net->tail[a];
-                        if (s->done[u] != s->stamp ||
-                            s->dist[u] >= s->dist[v] || s->dist[u] + s->len[a] - s->dist[v] > room)
+                        if (w->done[u] != w->stamp || w->dist[u] >= w->dist[v] ||
+                            w->dist[u] + s->len[a] - w->dist[v] > room)
                             continue;
                         if (pass == 0)
                             cnt++;
@@ -527,14 +679,11 @@ static int pr_add_paths(pr *r, size_t j, uint32_t t, int k, double slack, tl_err
                             pick = a;
                     }
             }
-            s->touched[n++] = pick;
+            buf_arc(out, pick);
             v = net->tail[pick];
         }
-        int rc = pr_add_path(r, j, n, err);
-        if (rc)
-            return rc;
+        buf_close(out, j);
     }
-    return 0;
 }
 
 static inline int path_has(const uint32_t *arcs, uint32_t n, uint32_t a)
@@ -660,13 +809,76 @@ static void pr_equalize_one(pr *r, size_t j)
 static inline void pr_trace(const pr *r, uint64_t k, double lower, double upper,
                             double lam_avg, double lam_d, double scale)
 {
-    (void)r, (void)k, (void)lower, (void)upper, (void)lam_avg, (void)lam_d, (void)scale;
+    if (getenv("TL_PR_TRACE") && (k % 5 == 0 || upper <= lower * 1.02)) fprintf(stderr, "k %llu t %.1f alpha %g lower %.5f upper %.5f gap %.3f%%\n", (unsigned long long)k, tl_wall_s() - r->s->t0, r->alpha, lower*scale, upper*scale, (upper/lower-1)*100);
+    (void)lam_avg, (void)lam_d;
 }
 
-/* Runs until upper <= lower (1 + eps) or max_sweeps; lower and upper are in
- * scaled throughput units (1 / congestion) and only improve. */
-static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, double scale,
-                  double *lower, double *upper, uint64_t *sweeps, tl_err *err)
+/* Path searches of a single-sink source stay inside the hop ellipse
+ * hops(s, v) + hops(v, t) <= hops(s, t) + PR_HOP_SLACK: on expanders that
+ * leaves a few hundred of 10,000 nodes, and optimal flows use few longer
+ * paths. The dual bound still searches the whole graph, so the bounds stay
+ * certified; only the lower bound's reach is limited. */
+#define PR_HOP_SLACK 1u
+
+/* Searches sources b0..b1 (at most PR_BLOCK) in parallel, each offering k
+ * paths per commodity into r->buf. */
+static int pr_search(pr *r, uint32_t b0, uint32_t b1, int k, double slack, tl_err *err)
+{
+    gk *s = r->s;
+    const tl_tput_dem *dm = s->dm;
+    uint32_t n = s->net->n;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->n_threads)
+    for (uint32_t i = b0; i < b1; i++) {
+        sp_ws *w = &s->ws[omp_get_thread_num()];
+        pr_buf *o = &r->buf[i - b0];
+        o->n_arcs = o->n_paths = 0;
+        uint32_t src = dm->src[i];
+        w->hs = NULL;
+        if (s->hops && dm->off[i + 1] - dm->off[i] == 1) {
+            uint32_t t = dm->dst[dm->off[i]];
+            w->hs = s->hops + (size_t)src * n;
+            w->ht = s->hops + (size_t)t * n;
+            w->hlim = (uint32_t)w->hs[t] + PR_HOP_SLACK;
+        }
+        dijkstra(s->net, s->len, w, src, mark_sinks(w, dm, n, i, NULL));
+        for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++)
+            pr_sample(s, w, j, dm->dst[j], k, slack, o);
+    }
+    for (uint32_t i = b0; i < b1; i++)
+        if (r->buf[i - b0].nomem)
+            return tl_err_nomem(err);
+    return 0;
+}
+
+/* The block's offered paths join their commodities, in source order. */
+static int pr_join(pr *r, uint32_t b0, uint32_t b1, tl_err *err)
+{
+    for (uint32_t i = b0; i < b1; i++) {
+        const pr_buf *o = &r->buf[i - b0];
+        for (size_t q = 0; q < o->n_paths; q++) {
+            int rc = pr_add_path(r, o->com[q], o->arcs + o->off[q], o->off[q + 1] - o->off[q],
+                                 err);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* The current flow's largest congestion (it routes every demand in full). */
+static double pr_congestion(const pr *r)
+{
+    double mx = 0;
+    for (uint32_t a = 0; a < r->s->net->n_arcs; a++)
+        mx = fmax(mx, r->x[a] / r->s->net->cap[a]);
+    return mx;
+}
+
+/* Runs until upper <= lower (1 + eps), max_sweeps or a stop (s->stopped);
+ * lower and upper are in scaled throughput units (1 / congestion) and only
+ * improve. */
+static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, double *lower,
+                  double *upper, uint64_t *sweeps, tl_err *err)
 {
     const tl_tput_net *net = s->net;
     const tl_tput_dem *dm = s->dm;
@@ -679,7 +891,8 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
     r.w = malloc(na * sizeof *r.w);
     r.sminus = malloc(na * sizeof *r.sminus);
     r.splus = malloc(na * sizeof *r.splus);
-    if (!r.com || !r.x || !r.w || !r.sminus || !r.splus) {
+    r.buf = calloc(PR_BLOCK, sizeof *r.buf);
+    if (!r.com || !r.x || !r.w || !r.sminus || !r.splus || !r.buf) {
         pr_fini(&r);
         return tl_err_nomem(err);
     }
@@ -688,10 +901,10 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
     r.alpha = 0;
     pr_rebase(&r);
     int rc = 0;
-    for (uint32_t i = 0; i < dm->n_src && !rc; i++) {
-        dijkstra(s, dm->src[i], mark_sinks(s, i, NULL));
-        for (uint32_t j = dm->off[i]; j < dm->off[i + 1] && !rc; j++)
-            rc = pr_add_paths(&r, j, dm->dst[j], o->n_sample0, 1e-9, err);
+    for (uint32_t b0 = 0; b0 < dm->n_src && !rc; b0 += PR_BLOCK) {
+        uint32_t b1 = dm->n_src - b0 < PR_BLOCK ? dm->n_src : b0 + PR_BLOCK;
+        if (!(rc = pr_search(&r, b0, b1, o->n_sample0, 1e-9, err)))
+            rc = pr_join(&r, b0, b1, err);
     }
     for (size_t j = 0; j < dm->n_pairs && !rc; j++) {
         pr_com *c = &r.com[j];
@@ -706,18 +919,21 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
     uint64_t k = 0;
     double last_lam_p = INFINITY;
     while (!rc && k < max_sweeps) {
-        for (uint32_t i = 0; i < dm->n_src && !rc; i++) {
-            dijkstra(s, dm->src[i], mark_sinks(s, i, NULL));
-            for (uint32_t j = dm->off[i]; j < dm->off[i + 1] && !rc; j++)
-                rc = pr_add_paths(&r, j, dm->dst[j], o->n_sample, o->slack, err);
-            for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++)
+        for (uint32_t b0 = 0; b0 < dm->n_src && !rc; b0 += PR_BLOCK) {
+            uint32_t b1 = dm->n_src - b0 < PR_BLOCK ? dm->n_src : b0 + PR_BLOCK;
+            if ((rc = pr_search(&r, b0, b1, o->n_sample, o->slack, err)) ||
+                (rc = pr_join(&r, b0, b1, err)))
+                break;
+            for (uint32_t j = dm->off[b0]; j < dm->off[b1]; j++)
                 pr_equalize_one(&r, j);
             if (r.need_rebase)
                 pr_rebase(&r);
+            if (gk_should_stop(s, *lower, *upper))
+                break;
         }
-        if (rc)
+        if (rc || s->stopped)
             break;
-        /* Path-only passes are ~50x cheaper than a Dijkstra sweep. */
+        /* Path-only passes are ~50x cheaper than a search sweep. */
         double before = pr_smax(&r);
         for (int it = 0; it < o->inner; it++) {
             for (size_t j = 0; j < dm->n_pairs; j++)
@@ -729,6 +945,7 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
             before = now;
         }
         k++;
+        s->iterations = k;
         *lower = fmax(*lower, 1 / r.uref);
         if (*upper <= *lower * (1 + eps))
             break;
@@ -741,8 +958,8 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
         double up = dual_upper(s); /* lengths w / cap, frozen */
         *upper = fmin(*upper, up);
         double lam_avg = swu / sw, lam_d = 1 / up, lam_p = r.uref;
-        pr_trace(&r, k, *lower, *upper, lam_avg, lam_d, scale);
-        if (*upper <= *lower * (1 + eps))
+        pr_trace(&r, k, *lower, *upper, lam_avg, lam_d, s->scale);
+        if (*upper <= *lower * (1 + eps) || gk_should_stop(s, *lower, *upper))
             break;
         int stalled = lam_p > last_lam_p * (1 - o->stall);
         last_lam_p = lam_p;
@@ -752,6 +969,9 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
             pr_rebase(&r);
         }
     }
+    /* Stopped mid-sweep: the flow still routes every demand. */
+    if (!rc && s->stopped)
+        *lower = fmax(*lower, 1 / pr_congestion(&r));
     *sweeps = k;
     pr_fini(&r);
     return rc;
@@ -760,12 +980,34 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
 /* Longest run of phases before giving up on reaching 1 + eps. */
 #define GK_MAX_PHASES 1000000u
 
+/* Hop distances for the ellipse path searches, when most sources have one
+ * sink and the n x n table fits the memory limit; NULL otherwise (searches
+ * then span the graph). */
+static uint16_t *ellipse_table(const tl_tgraph *g, const tl_tput_dem *dm)
+{
+    uint32_t single = 0;
+    for (uint32_t i = 0; i < dm->n_src; i++)
+        single += dm->off[i + 1] - dm->off[i] == 1;
+    if (2 * (uint64_t)single < dm->n_src)
+        return NULL;
+    tl_err quiet;
+    tl_err_clear(&quiet);
+    return tl_tgraph_distances(g, &quiet);
+}
+
 int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tput *out,
                          tl_err *err)
 {
+    tl_tput_opts o = {.eps = eps};
+    return tl_throughput_approx_opts(g, tm, &o, out, err);
+}
+
+int tl_throughput_approx_opts(const tl_tgraph *g, const tl_tm *tm, const tl_tput_opts *o,
+                              tl_tput *out, tl_err *err)
+{
     memset(out, 0, sizeof *out);
     snprintf(out->method, sizeof out->method, "garg-konemann");
-    double t0 = tl_wall_s();
+    double t0 = tl_wall_s(), eps = o->eps;
     if (!(eps >= 1e-4 && eps < 1))
         return tl_err_at(err, TL_ERANGE, NULL, 0, 0, "eps", "expected an accuracy in [1e-4, 1), "
                          "found %g", eps);
@@ -775,13 +1017,15 @@ int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tpu
     if (rc != 0)
         return rc;
     gk s;
-    rc = gk_init(&s, &net, &dm, err);
+    rc = gk_init(&s, &net, &dm, o, err);
     if (rc != 0) {
         tl_tput_dem_fini(&dm);
         tl_tput_net_fini(&net);
         return rc;
     }
-    double scale = volumetric_scale(&s);
+    s.t0 = s.last_report = t0;
+    s.method = out->method;
+    double scale = s.scale = volumetric_scale(&s);
     double upper0 = 1.0; /* the volumetric bound itself, in scaled units */
     for (size_t j = 0; j < dm.n_pairs; j++)
         s.ds[j] = dm.d[j] * scale;
@@ -793,10 +1037,21 @@ int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tpu
     double lower = 0, upper = upper0;
     uint64_t k = 0, k_pr = 0; /* Garg-Konemann phases, path-potential sweeps */
     /* Few sinks per source: path rerouting (see its section). */
-    if (dm.n_pairs <= 4 * (size_t)dm.n_src) {
+    if (dm.n_pairs <= PR_MAX_SINKS * (size_t)dm.n_src) {
         snprintf(out->method, sizeof out->method, "path-potential");
-        rc = pr_run(&s, eps, &pr_defaults, PR_MAX_SWEEPS, scale, &lower, &upper, &k_pr, err);
-        if (rc || upper <= lower * (1 + eps))
+        s.hops = ellipse_table(g, &dm);
+        pr_opts po = pr_defaults;
+        if (getenv("TL_PR_INNER")) po.inner = atoi(getenv("TL_PR_INNER"));
+        if (getenv("TL_PR_ALPHA0")) po.alpha0 = atof(getenv("TL_PR_ALPHA0"));
+        if (getenv("TL_PR_STALL")) po.stall = atof(getenv("TL_PR_STALL"));
+        if (getenv("TL_PR_DUAL")) po.dual_every = atoi(getenv("TL_PR_DUAL"));
+        if (getenv("TL_PR_FAR")) po.far_every = atoi(getenv("TL_PR_FAR"));
+        if (getenv("TL_PR_SAMPLE")) po.n_sample = atoi(getenv("TL_PR_SAMPLE"));
+        if (getenv("TL_PR_NOHOPS")) { free(s.hops); s.hops = NULL; }
+        rc = pr_run(&s, eps, &po, PR_MAX_SWEEPS, &lower, &upper, &k_pr, err);
+        free(s.hops);
+        s.hops = NULL;
+        if (rc || s.stopped || upper <= lower * (1 + eps))
             goto finish;
         /* Stalled: the phases below start afresh; the certified bounds carry over. */
         snprintf(out->method, sizeof out->method, "path-potential+garg-konemann");
@@ -805,9 +1060,12 @@ int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tpu
     }
     while (k < GK_MAX_PHASES) {
         double alpha_first = 0;
-        for (uint32_t i = 0; i < dm.n_src; i++)
+        for (uint32_t i = 0; i < dm.n_src && !gk_should_stop(&s, lower, upper); i++)
             route_source(&s, i, &alpha_first);
+        if (s.stopped)
+            break; /* the phase is partial: its flow only makes the lower bound cautious */
         k++;
+        s.iterations = k_pr + k;
         /* The bound from first-step distances is free: lengths only grow, so
          * those distances are at most the final ones and D_end / alpha_first
          * is still an upper bound, loose by this phase's growth. */
@@ -831,10 +1089,15 @@ int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tpu
             break;
     }
 finish:
+    /* Rounding can leave the dual a hair under the primal; both are
+     * certified up to it, so report no negative gap. */
+    if (upper < lower)
+        upper = lower;
     out->lower = out->throughput = lower * scale;
     out->upper = upper * scale;
     out->iterations = k_pr + k;
-    if (!rc && !(upper <= lower * (1 + eps)))
+    out->stopped = s.stopped;
+    if (!rc && !s.stopped && !(upper <= lower * (1 + eps)))
         rc = tl_err_set(err, TL_ERANGE, "%s stopped after %llu iterations at a certified ratio "
                         "%.4f, above 1 + eps = %.4f", out->method, (unsigned long long)(k_pr + k),
                         upper / lower, 1 + eps);

@@ -291,7 +291,7 @@ int tl_tm_kodialam(const tl_tgraph *g, tl_tm *tm, tl_err *err)
                 tm_add(tm, i, j, (double)g->servers[i] / n_far);
     }
     free(d);
-    if (!rc)
+    if (!rc && g)
         rc = tl_tm_hose_normalize(g, tm, err);
     if (rc)
         tl_tm_fini(tm);
@@ -348,10 +348,11 @@ int tl_tm_load(const tl_tgraph *g, const char *path, tl_tm *tm, tl_err *err)
                            "expected 'src dst demand', found '%.60s'", s);
             break;
         }
-        if (a >= g->n_nodes || b >= g->n_nodes) {
+        if (g ? a >= g->n_nodes || b >= g->n_nodes : a >= UINT32_MAX || b >= UINT32_MAX) {
             rc = tl_err_at(err, TL_ERANGE, path, lr.line, 1, NULL,
                            "node %lu does not exist (the topology has nodes 0..%u)",
-                           a >= g->n_nodes ? a : b, g->n_nodes - 1);
+                           (g ? a >= g->n_nodes : a >= UINT32_MAX) ? a : b,
+                           g ? g->n_nodes - 1 : UINT32_MAX - 1);
             break;
         }
         if (a == b) {
@@ -388,7 +389,7 @@ int tl_tm_load(const tl_tgraph *g, const char *path, tl_tm *tm, tl_err *err)
     tl_lines_close(&lr);
     if (!rc && tm->n == 0)
         rc = tl_err_at(err, TL_EPARSE, path, 0, 0, NULL, "the traffic matrix has no demand");
-    if (!rc)
+    if (!rc && g)
         rc = tl_tm_hose_normalize(g, tm, err);
     if (rc)
         tl_tm_fini(tm);
