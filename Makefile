@@ -8,9 +8,10 @@ FUZZ   ?= build-fuzz
 FUZZ_SECONDS    ?= 60
 FUZZ_CI_SECONDS ?= 10
 # clang, libclang-rt-14-dev (libFuzzer) and libomp-dev (OpenMP under clang): the fuzz build;
-# openmpi-bin and libopenmpi-dev: runs over MPI ranks (docs/scale-out.md).
+# openmpi-bin and libopenmpi-dev: runs over MPI ranks (docs/scale-out.md);
+# coinor-libclp-dev: the exact throughput LP's second solver (docs/throughput.md).
 DEB_PACKAGES = build-essential cmake pkg-config libjansson-dev libgsl-dev libigraph-dev \
-               libcmocka-dev libglpk-dev libxgboost-dev gnuplot-nox time \
+               libcmocka-dev libglpk-dev coinor-libclp-dev libxgboost-dev gnuplot-nox time \
                clang libclang-rt-14-dev libomp-dev openmpi-bin libopenmpi-dev
 
 .PHONY: all deps build build-asan build-fuzz demo test test-release test-asan fuzz fuzz-ci \

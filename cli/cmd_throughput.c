@@ -77,12 +77,13 @@ static void print_progress(void *ctx, const tl_tput *p)
 
 typedef struct solver {
     int is_exact;
+    tl_lp_solver lp;
     tl_tput_opts approx;
 } solver;
 
 static int solve(const solver *sv, const tl_tgraph *g, const tl_tm *tm, tl_tput *r, tl_err *err)
 {
-    return sv->is_exact ? tl_throughput_exact(g, tm, r, err)
+    return sv->is_exact ? tl_throughput_exact_with(g, tm, sv->lp, r, err)
                         : tl_throughput_approx_opts(g, tm, &sv->approx, r, err);
 }
 
@@ -107,7 +108,7 @@ int cmd_throughput(int argc, char **argv)
     cli_opts o;
     int rc = cli_parse(argc, argv, "throughput",
                        "tm,method,eps,seed,skew,relative,spread-servers,cuts,save-tm,quiet,"
-                       "time-limit,threads,theorem2", &o);
+                       "time-limit,threads,theorem2,lp-solver", &o);
     if (rc)
         return rc;
     if (!o.scenario) {
@@ -148,7 +149,20 @@ int cmd_throughput(int argc, char **argv)
                         "ids do not carry over to random graphs)\n");
         return EXIT_INPUT;
     }
+    tl_lp_solver lp = TL_LP_GLPK;
+    if (o.lp_solver) {
+        int i = 0;
+        while (tl_lp_solver_names[i] && strcmp(o.lp_solver, tl_lp_solver_names[i]) != 0)
+            i++;
+        if (!tl_lp_solver_names[i]) {
+            fprintf(stderr, "tailor throughput: --lp-solver expects glpk, clp-dual or clp-barrier, "
+                            "found '%s'\n", o.lp_solver);
+            return EXIT_INPUT;
+        }
+        lp = (tl_lp_solver)i;
+    }
     solver sv = {.is_exact = is_exact,
+                 .lp = lp,
                  .approx = {.eps = eps, .n_threads = o.n_threads, .time_limit_s = o.time_limit,
                             .stop = &g_interrupted,
                             .progress = o.is_quiet ? NULL : print_progress}};

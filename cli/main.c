@@ -196,7 +196,8 @@ static const struct {
     {"throughput", cmd_throughput, "max-concurrent-flow throughput of a topology under a traffic matrix",
      "tailor throughput TOPOLOGY [--tm KIND|FILE] [--method exact|approx] [--eps E] [--seed N]\n"
      "                  [--skew F] [--cuts] [--relative N [--spread-servers]] [--save-tm FILE]\n"
-     "                  [--time-limit S] [--threads N] [--theorem2] [--quiet]\n"
+     "                  [--lp-solver glpk|clp-dual|clp-barrier] [--time-limit S] [--threads N]\n"
+     "                  [--theorem2] [--quiet]\n"
      "  TOPOLOGY  a family (jellyfish:switches=100,degree=8,servers=4; fat_tree:k=8;\n"
      "            flattened_butterfly:k=5,n=2,servers=5; hypercube, hyperx, dragonfly, slimfly,\n"
      "            bcube, dcell, longhop, leaf_spine, fabric: docs/throughput.md), a scenario or\n"
@@ -205,6 +206,8 @@ static const struct {
      "            (--skew F: fraction of flows weighted 10, default 0.1) or a file of\n"
      "            'src dst demand' lines (node ids)\n"
      "  --method  exact (GLPK LP, default) or approx (certified within --eps, default 0.02)\n"
+     "  --lp-solver  exact: GLPK's primal simplex (default) or COIN-OR CLP's dual simplex or\n"
+     "            barrier\n"
      "  --time-limit S  approx: stop after S seconds and print the certified bounds reached\n"
      "            (Ctrl-C does the same); progress lines go to stderr unless --quiet\n"
      "  --threads N  approx: threads for the shortest-path searches (default all cores;\n"

@@ -226,6 +226,9 @@ row "throughput: --method"            2 "--method expects exact or approx"    --
 row "throughput: --tm kind"           2 "--tm expects"                        -- throughput fat_tree:k=4 --tm randomish
 row "throughput: TM file line"        2 "tm.txt:2:"                           -- throughput fat_tree:k=4 --tm "$in/tm.txt"
 row "throughput: --eps"               2 "--eps expects a number in (0, 1]"   -- throughput fat_tree:k=4 --eps 2
+row "throughput: TM before topology"  2 "tm.txt:2:"                           -- throughput fat_tree:k=1000 --tm "$in/tm.txt"
+row "throughput: --time-limit"        2 "--time-limit expects seconds > 0"    -- throughput fat_tree:k=4 --time-limit 0
+row "throughput: --lp-solver"         2 "--lp-solver expects glpk, clp-dual"  -- throughput fat_tree:k=4 --lp-solver gurobi
 row "throughput: --save-tm unwritable" 2 "/proc"                              -- throughput fat_tree:k=4 --save-tm /proc/x/tm.txt
 row "topo-bench: --relative 1"        2 "--relative expects 2..1000"          -- topo-bench -o out --relative 1
 row "topo-bench: -o a user's folder"  2 "is not a tailor output folder"      -- topo-bench --quick -o "$in/mine"

@@ -340,6 +340,25 @@ check "sparsest cut of the FB example" grep -q "^sparsest cut: 0.6 " "$tmp/tput"
 check "a saved TM reproduces the result" grep -q "^throughput: 0.5 " "$tmp/tput2"
 "$bin" throughput "jellyfish:switches=40,degree=5,servers=2" --tm all-to-all --method approx --eps 0.05 >"$tmp/tput3"
 check "approx reports its certified gap" grep -q "certified within" "$tmp/tput3"
+check "all-to-all prints Theorem 2 for free" grep -q "^lower bound (Theorem 2" "$tmp/tput3"
+check "other TMs skip Theorem 2's second solve" bash -c '! grep -q "Theorem 2" "$1"' _ "$tmp/tput"
+"$bin" throughput "flattened_butterfly:k=5,n=2,servers=5" --theorem2 >"$tmp/tput4"
+check "--theorem2 solves all-to-all too" grep -q "^lower bound (Theorem 2.*all-to-all: " "$tmp/tput4"
+# A stopped approximation prints the certified bounds it reached: at its time limit
+# (exit 0) and on Ctrl-C (exit 130), sent once the solve has begun.
+"$bin" throughput "jellyfish:switches=300,degree=10,servers=5" --method approx --eps 0.0001 \
+    --time-limit 1 --quiet >"$tmp/tl"
+check "--time-limit exits 0" test $? -eq 0
+check "--time-limit prints bounds and why" grep -q "certified within .*stopped early: time limit" "$tmp/tl"
+"$bin" throughput "jellyfish:switches=300,degree=10,servers=5" --method approx --eps 0.0001 \
+    >"$tmp/int" 2>"$tmp/interr" &
+pid=$!
+for _ in $(seq 600); do grep -q "^traffic matrix" "$tmp/int" && break; sleep 0.1; done
+sleep 1
+kill -INT $pid
+wait $pid
+check "Ctrl-C exits 130" test $? -eq 130
+check "Ctrl-C prints the bounds reached" grep -q "certified within .*stopped early: interrupted" "$tmp/int"
 # A full-bisection fat tree beats random graphs that keep its servers on its edge switches
 # but loses (paper Table I: 65% under all-to-all) to ones that spread them over all switches.
 "$bin" throughput fat_tree:k=8 --tm all-to-all --method approx --eps 0.05 --relative 2 >"$tmp/ft1"

@@ -423,6 +423,47 @@ static void test_exact_vs_approx(void **state)
     }
 }
 
+/* CLP's dual simplex and barrier find GLPK's optimum on the same LP: a ring,
+ * a hypercube and random regular graphs under all-to-all, a permutation and
+ * a random hose TM. */
+static void test_clp_equals_glpk(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 6; c++) {
+        tl_tgraph g;
+        tl_tm tm;
+        if (c < 2)
+            make_ring(&g, 9, 2);
+        else if (c < 4)
+            make_hypercube(&g, 4, 2);
+        else
+            make_random_regular(&g, 20, 4, 3, 3 + c);
+        if (c % 3 == 0) {
+            tm_all_to_all(&g, &tm);
+        } else if (c % 3 == 1) {
+            uint32_t pi[64];
+            random_derangement(g.n_nodes, 50 + c, pi);
+            tm_permutation(&g, pi, &tm);
+        } else {
+            tm_random_hose(&g, 70 + c, &tm);
+        }
+        double want = exact("glpk", &g, &tm);
+        for (tl_lp_solver sv = TL_LP_CLP_DUAL; sv <= TL_LP_CLP_BARRIER; sv++) {
+            tl_tput o;
+            tl_err err = {0};
+            int rc = tl_throughput_exact_with(&g, &tm, sv, &o, &err);
+            if (rc)
+                fail_msg("case %d, %s: %s", c, tl_lp_solver_names[sv], err.msg);
+            if (!(fabs(o.throughput - want) <= 1e-6 * want) || o.lower != o.upper)
+                fail_msg("case %d, %s: %.9g, GLPK %.9g", c, tl_lp_solver_names[sv], o.throughput,
+                         want);
+            assert_true(o.lp_rows > 0 && o.lp_cols > 0);
+        }
+        tm_free(&tm);
+        tg_free(&g);
+    }
+}
+
 /* ---------------------------------------------------------------- threads, stops, progress */
 
 static void count_progress(void *ctx, const tl_tput *now)
@@ -836,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_a2a_closed_forms),
         cmocka_unit_test(test_exact_scales),
         cmocka_unit_test(test_exact_vs_approx),
+        cmocka_unit_test(test_clp_equals_glpk),
         cmocka_unit_test(test_threads_and_stops),
         cmocka_unit_test(test_flattened_butterfly),
         cmocka_unit_test(test_theorem2),

@@ -120,6 +120,14 @@ typedef struct tl_tput_opts {
 /* Exact: source-aggregated arc-flow LP (variables = sources x directed
  * edges, never pruned), solved with GLPK. */
 int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_err *err);
+/* The same LP with a chosen solver: GLPK's primal simplex, or COIN-OR CLP's
+ * dual simplex or barrier (then crossover). */
+typedef enum { TL_LP_GLPK = 0, TL_LP_CLP_DUAL, TL_LP_CLP_BARRIER } tl_lp_solver;
+extern const char *const tl_lp_solver_names[]; /* "glpk", "clp-dual", "clp-barrier", NULL */
+int tl_throughput_exact_with(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver solver,
+                             tl_tput *out, tl_err *err);
+int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver solver,
+                            tl_tput *out, tl_err *err);
 /* Garg-Konemann with Karakostas' grouping of commodities by source: stops
  * when upper / lower <= 1 + eps. */
 int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tput *out,

@@ -26,19 +26,10 @@
 static int lp_size(const tl_tput_net *net, const tl_tput_dem *dm, size_t *rows, size_t *cols,
                    size_t *nnz, tl_err *err)
 {
-    size_t r, c, z, t;
-    int over = __builtin_mul_overflow((size_t)dm->n_src, (size_t)net->n, &r) ||
-               __builtin_add_overflow(r, (size_t)net->n_arcs, &r) ||
-               __builtin_mul_overflow((size_t)dm->n_src, (size_t)net->n_arcs, &c) ||
-               __builtin_add_overflow(c, (size_t)1, &c) ||
-               __builtin_mul_overflow(c - 1, (size_t)3, &z) ||
-               __builtin_add_overflow((size_t)dm->n_src, dm->n_pairs, &t) ||
-               __builtin_add_overflow(z, t, &z);
-    if (over || r >= INT_MAX || c >= INT_MAX || z >= INT_MAX - 1)
+    if (tl_tput_lp_size(net, dm, rows, cols, nnz))
         return tl_err_set(err, TL_ERANGE, "the exact LP would have %u sources x %u arcs "
                           "variables, more than GLPK can index; use tl_throughput_approx",
                           dm->n_src, net->n_arcs);
-    *rows = r, *cols = c, *nnz = z;
     return 0;
 }
 
@@ -160,13 +151,8 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
                         rows, cols, cx->msg[0] ? cx->msg : "no message");
         goto done;
     }
-    /* Demands scaled to max 1 and capacities to max 1 keep GLPK's tolerances
-     * meaningful whatever the units; t is scaled back at the end. */
-    double d_max = 0, c_max = 0;
-    for (size_t j = 0; j < dm.n_pairs; j++)
-        d_max = fmax(d_max, dm.d[j]);
-    for (uint32_t a = 0; a < net.n_arcs; a++)
-        c_max = fmax(c_max, net.cap[a]);
+    double d_max, c_max;
+    tl_tput_lp_scales(&net, &dm, &d_max, &c_max);
     int *ia = cx->ia, *ja = cx->ja;
     double *ar = cx->ar;
     glp_prob *lp = cx->lp = glp_create_prob();
@@ -243,4 +229,13 @@ done:
     tl_tput_net_fini(&net);
     out->seconds = tl_wall_s() - t0;
     return rc;
+}
+
+const char *const tl_lp_solver_names[] = {"glpk", "clp-dual", "clp-barrier", NULL};
+
+int tl_throughput_exact_with(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver solver,
+                             tl_tput *out, tl_err *err)
+{
+    return solver == TL_LP_GLPK ? tl_throughput_exact(g, tm, out, err)
+                                : tl_throughput_exact_clp(g, tm, solver, out, err);
 }

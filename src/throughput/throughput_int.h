@@ -5,6 +5,7 @@
 #ifndef TAILOR_THROUGHPUT_INT_H
 #define TAILOR_THROUGHPUT_INT_H
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,40 @@ fail:
     tl_tput_dem_fini(dm);
     tl_tput_net_fini(net);
     return rc;
+}
+
+/* ---- the exact LP's shape, shared by its solvers (lp_exact.c, lp_clp.c) ---- */
+
+/* Rows (conservation per source and node, capacity per arc), columns (a flow
+ * per source and arc, and t) and nonzeros of the source-aggregated LP; 1
+ * when any overflows or reaches INT_MAX (both solvers index with int). */
+static inline int tl_tput_lp_size(const tl_tput_net *net, const tl_tput_dem *dm, size_t *rows,
+                                  size_t *cols, size_t *nnz)
+{
+    size_t r, c, z, t;
+    int over = __builtin_mul_overflow((size_t)dm->n_src, (size_t)net->n, &r) ||
+               __builtin_add_overflow(r, (size_t)net->n_arcs, &r) ||
+               __builtin_mul_overflow((size_t)dm->n_src, (size_t)net->n_arcs, &c) ||
+               __builtin_add_overflow(c, (size_t)1, &c) ||
+               __builtin_mul_overflow(c - 1, (size_t)3, &z) ||
+               __builtin_add_overflow((size_t)dm->n_src, dm->n_pairs, &t) ||
+               __builtin_add_overflow(z, t, &z);
+    if (over || r >= INT_MAX || c >= INT_MAX || z >= INT_MAX - 1)
+        return 1;
+    *rows = r, *cols = c, *nnz = z;
+    return 0;
+}
+
+/* The largest demand and capacity: the LPs divide by them so that the
+ * solvers' tolerances mean the same whatever the units (t is scaled back). */
+static inline void tl_tput_lp_scales(const tl_tput_net *net, const tl_tput_dem *dm, double *d_max,
+                                     double *c_max)
+{
+    *d_max = *c_max = 0;
+    for (size_t j = 0; j < dm->n_pairs; j++)
+        *d_max = fmax(*d_max, dm->d[j]);
+    for (uint32_t a = 0; a < net->n_arcs; a++)
+        *c_max = fmax(*c_max, net->cap[a]);
 }
 
 /* ---- maximum-weight assignment (assign.c) ---- */
