@@ -334,10 +334,12 @@ check "unknown --cc exits 2" test $? -eq 2
 # throughput: the paper's flattened-butterfly example and errors.
 "$bin" throughput "flattened_butterfly:k=5,n=2,servers=5" --tm longest-matching --cuts --save-tm "$tmp/lm.tm" >"$tmp/tput"
 check "throughput exits 0" test $? -eq 0
-check "throughput of the FB example" grep -q "^throughput: 0.5 " "$tmp/tput"
+# Its longest matching ties with others; this one gets 0.6 (the sparsest cut), the hand
+# matching of test_tput_solvers 0.5.
+check "throughput of the FB example" grep -q "^throughput: 0.6 " "$tmp/tput"
 check "sparsest cut of the FB example" grep -q "^sparsest cut: 0.6 " "$tmp/tput"
 "$bin" throughput "flattened_butterfly:k=5,n=2,servers=5" --tm "$tmp/lm.tm" >"$tmp/tput2"
-check "a saved TM reproduces the result" grep -q "^throughput: 0.5 " "$tmp/tput2"
+check "a saved TM reproduces the result" grep -q "^throughput: 0.6 " "$tmp/tput2"
 "$bin" throughput "jellyfish:switches=40,degree=5,servers=2" --tm all-to-all --method approx --eps 0.05 >"$tmp/tput3"
 check "approx reports its certified gap" grep -q "certified within" "$tmp/tput3"
 check "all-to-all prints Theorem 2 for free" grep -q "^lower bound (Theorem 2" "$tmp/tput3"

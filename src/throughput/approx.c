@@ -11,7 +11,11 @@
  * Costs O(phases x steps x Dijkstra); a binary heap Dijkstra stops once the
  * source's pending sinks are settled. TMs with few sinks per source
  * (matchings) go to the path-potential engine below instead, with the same
- * bounds; Garg-Konemann takes over if that one stalls. */
+ * bounds; Garg-Konemann takes over if that one stalls. Searches that only
+ * read the lengths (dual bounds, the path engine's blocks of sources) run on
+ * the caller's threads with one workspace each, and their results combine
+ * in source order, so the thread count never changes a result. A time limit
+ * or a stop flag ends either engine with the certified bounds reached. */
 #include "tailor/throughput.h"
 
 #include <float.h>

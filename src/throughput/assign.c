@@ -250,7 +250,7 @@ static uint32_t hopcroft_karp(uint32_t n, const uint32_t *off, const uint32_t *c
 }
 
 /* 1 and assign filled when a perfect matching among the rows' maximal
- * entries exists (then optimal), 0 when not, or a negative TL_E* code. */
+ * entries exists (then optimal), 0 when not, or a TL_E* code (negative). */
 static int assign_by_maxima(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_t *assign,
                             tl_err *err)
 {
@@ -259,7 +259,7 @@ static int assign_by_maxima(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_
     uint32_t *col = malloc((size_t)n * MAX_CANDIDATES * sizeof *col);
     if (!w || !off || !col) {
         free(w), free(off), free(col);
-        return -tl_err_nomem(err);
+        return tl_err_nomem(err);
     }
     off[0] = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -281,7 +281,7 @@ static int assign_by_maxima(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_
     uint32_t size = hopcroft_karp(n, off, col, assign);
     free(off), free(col);
     if (size == UINT32_MAX)
-        return -tl_err_nomem(err);
+        return tl_err_nomem(err);
     return size == n;
 }
 
@@ -289,6 +289,6 @@ int tl_assign_max(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_t *assign,
 {
     int rc = assign_by_maxima(n, row, ctx, assign, err);
     if (rc < 0)
-        return -rc;
+        return rc;
     return rc ? 0 : tl_assign_auction(n, row, ctx, assign, err);
 }
