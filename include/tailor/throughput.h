@@ -1,8 +1,9 @@
 /* Topology throughput (topology-throughput.txt, Jyothi et al. SC'16): the
  * largest t such that t x TM is routable (max concurrent flow), for traffic
  * matrices in the hose model (each server sends and receives at most 1),
- * exactly by LP (GLPK) or by a (1+eps)-approximation with certified lower and
- * upper bounds; relative throughput against same-equipment random graphs;
+ * exactly by LP (GLPK or COIN-OR CLP) or by a (1+eps)-approximation with
+ * certified lower and upper bounds; relative throughput against
+ * same-equipment random graphs;
  * bounds and cuts. docs/throughput.md. */
 #ifndef TAILOR_THROUGHPUT_H
 #define TAILOR_THROUGHPUT_H

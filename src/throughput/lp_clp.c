@@ -128,11 +128,8 @@ int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver so
                         "simplex", clp_status_name(status), rows, cols);
         goto done;
     }
-    double t = Clp_objectiveValue(m) * c_max / d_max;
-    out->throughput = out->lower = out->upper = t;
-    out->lp_rows = rows;
-    out->lp_cols = cols;
-    out->iterations = (uint64_t)Clp_numberIterations(m);
+    tl_tput_lp_result(out, Clp_objectiveValue(m), d_max, c_max, rows, cols,
+                      (uint64_t)Clp_numberIterations(m));
 done:
     if (m)
         Clp_deleteModel(m);

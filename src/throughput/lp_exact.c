@@ -211,11 +211,8 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
                         glpk_status_name(status), rows, cols);
         goto done;
     }
-    double t = glp_get_obj_val(lp) * c_max / d_max;
-    out->throughput = out->lower = out->upper = t;
-    out->lp_rows = rows;
-    out->lp_cols = cols;
-    out->iterations = (uint64_t)glp_get_it_cnt(lp);
+    tl_tput_lp_result(out, glp_get_obj_val(lp), d_max, c_max, rows, cols,
+                      (uint64_t)glp_get_it_cnt(lp));
 done:
     if (cx) {
         glp_error_hook(NULL, NULL);

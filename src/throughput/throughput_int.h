@@ -337,6 +337,17 @@ static inline void tl_tput_lp_scales(const tl_tput_net *net, const tl_tput_dem *
         *c_max = fmax(*c_max, net->cap[a]);
 }
 
+/* An exact solve's result: the optimum in scaled units, back to units of one
+ * server's rate, with the LP's size. */
+static inline void tl_tput_lp_result(tl_tput *out, double scaled_t, double d_max, double c_max,
+                                     size_t rows, size_t cols, uint64_t iterations)
+{
+    out->throughput = out->lower = out->upper = scaled_t * c_max / d_max;
+    out->lp_rows = rows;
+    out->lp_cols = cols;
+    out->iterations = iterations;
+}
+
 /* ---- maximum-weight assignment (assign.c) ---- */
 
 /* Writes row i of an n x n matrix of integer weights >= 0 into w[0..n). */
