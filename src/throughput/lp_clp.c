@@ -39,8 +39,7 @@ int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver so
                             tl_tput *out, tl_err *err)
 {
     memset(out, 0, sizeof *out);
-    snprintf(out->method, sizeof out->method, "exact-lp (%s)",
-             solver == TL_LP_CLP_BARRIER ? "clp-barrier" : "clp-dual");
+    snprintf(out->method, sizeof out->method, "exact-lp (%s)", tl_lp_solver_names[solver]);
     double t0 = tl_wall_s();
     tl_tput_net net;
     tl_tput_dem dm;
@@ -123,9 +122,9 @@ int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver so
     solve_clp(m, solver);
     int status = Clp_status(m);
     if (status != 0) {
-        rc = tl_err_set(err, TL_EINVAL, "CLP (%s) did not reach an optimum (%s) on an LP of %zu "
-                        "rows x %zu columns", solver == TL_LP_CLP_BARRIER ? "barrier" : "dual "
-                        "simplex", clp_status_name(status), rows, cols);
+        rc = tl_err_set(err, TL_EINVAL, "%s did not reach an optimum (%s) on an LP of %zu rows x "
+                        "%zu columns", tl_lp_solver_names[solver], clp_status_name(status), rows,
+                        cols);
         goto done;
     }
     tl_tput_lp_result(out, Clp_objectiveValue(m), d_max, c_max, rows, cols,
