@@ -1,4 +1,4 @@
-# The check helper of the CLI test scripts (cli_test.sh, mpi_test.sh), sourced:
+# The check helper of the CLI test scripts (cli_test.sh, cli_m3_test.sh, mpi_test.sh), sourced:
 # check NAME COMMAND... counts a pass when COMMAND succeeds, else prints
 # "FAIL: NAME"; check_summary prints the counts and fails if any check did.
 pass=0
