@@ -526,6 +526,34 @@ static void test_threads_and_stops(void **state)
     }
 }
 
+/* At a tight eps the path engine doubles alpha far (past 1e4), where a move's
+ * exponent alpha x step / cap passes the hundreds: its line searches must
+ * still see the potential exactly. When they clamped that exponent at 300,
+ * moves overshot, the potential rose instead of falling, the sweeps stalled
+ * and Garg-Konemann had to finish: 134,062 iterations (27 s) on this case
+ * against 90 sweeps of the path engine alone. */
+static void test_potential_at_high_alpha(void **state)
+{
+    (void)state;
+    tl_tgraph g;
+    tl_tm tm;
+    make_random_regular(&g, 30, 5, 3, 1);
+    uint32_t pi[64];
+    random_derangement(g.n_nodes, 1, pi);
+    tm_permutation(&g, pi, &tm);
+    double t = exact("rrg30 tight", &g, &tm);
+    tl_tput_opts o = {.eps = 0.001};
+    tl_tput r;
+    assert_int_equal(tl_throughput_approx_opts(&g, &tm, &o, &r, NULL), 0);
+    if (strcmp(r.method, "path-potential") != 0 || r.iterations > 1000 ||
+        !(r.lower <= t * (1 + 1e-6) && r.upper >= t * (1 - 1e-6)) ||
+        r.upper > r.lower * 1.001)
+        fail_msg("%s in %llu iterations: [%.6f, %.6f], LP %.6f", r.method,
+                 (unsigned long long)r.iterations, r.lower, r.upper, t);
+    tm_free(&tm);
+    tg_free(&g);
+}
+
 /* ---------------------------------------------------------------- the paper's example */
 
 /* K5 x K5 (5-ary flattened butterfly), 5 servers per switch, with the
@@ -879,6 +907,7 @@ int main(void)
         cmocka_unit_test(test_exact_vs_approx),
         cmocka_unit_test(test_clp_equals_glpk),
         cmocka_unit_test(test_threads_and_stops),
+        cmocka_unit_test(test_potential_at_high_alpha),
         cmocka_unit_test(test_flattened_butterfly),
         cmocka_unit_test(test_theorem2),
         cmocka_unit_test(test_cuts_hand_values),

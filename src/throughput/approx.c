@@ -670,6 +670,7 @@ typedef struct pr {
     double *x;   /* (n_arcs) flow */
     double *w;   /* (n_arcs) exp(alpha (x / cap - uref)) */
     double alpha, uref;
+    double ln_phi; /* ln(sum w) at the last rebase + 1: moves only lower Phi after it */
     int need_rebase;
     uint32_t *sminus, *splus; /* (n_arcs) scratch of one shift */
     pr_buf *buf;              /* (PR_BLOCK) paths offered by a block's searches */
@@ -711,6 +712,10 @@ static void pr_rebase(pr *r)
         r->w[a] = pr_weight(r, a, r->x[a]);
         r->s->len[a] = r->w[a] / net->cap[a];
     }
+    double sw = 0;
+    for (uint32_t a = 0; a < net->n_arcs; a++)
+        sw += r->w[a];
+    r->ln_phi = log(sw) + 1;
 }
 
 static inline void pr_move(pr *r, uint32_t a, double dx)
@@ -826,7 +831,7 @@ static double pr_slope(const pr *r, uint32_t nm, uint32_t np, double step, doubl
     for (uint32_t q = 0; q < np; q++) {
         uint32_t a = r->splus[q];
         if (cap[a] != last_c)
-            last_c = cap[a], f = exp(fmin(r->alpha * step / cap[a], 300));
+            last_c = cap[a], f = exp(fmin(r->alpha * step / cap[a], 700));
         double e = r->w[a] * f / cap[a];
         d1 += e, d2 += e / cap[a];
     }
@@ -892,7 +897,20 @@ static void pr_equalize_one(pr *r, size_t j)
         for (uint32_t q = 0; q < nb; q++)
             if (!path_has(pa, na, pb[q]))
                 r->splus[np++] = pb[q];
-        double step = line_search(r, nm, np, c->p[i].f);
+        /* No step can lift an arc's weight above Phi before it: capping the
+         * step there keeps every exp below overflow, so the line search sees
+         * Phi exactly (a clamped slope let high-alpha moves overshoot and
+         * raise Phi, which stalled runs that doubled alpha early). */
+        double fm = c->p[i].f;
+        for (uint32_t q = 0; q < np; q++) {
+            uint32_t a = r->splus[q];
+            /* an arc whose weight underflowed counts as exp(-600) */
+            double e = fmax(r->alpha * (r->x[a] / cap[a] - r->uref), -600);
+            fm = fmin(fm, cap[a] * (r->ln_phi - e) / r->alpha);
+        }
+        if (fm <= 0)
+            continue;
+        double step = line_search(r, nm, np, fm);
         if (step <= 0)
             continue;
         for (uint32_t q = 0; q < nm; q++)
