@@ -149,7 +149,7 @@ int cmd_throughput(int argc, char **argv)
                         "ids do not carry over to random graphs)\n");
         return EXIT_INPUT;
     }
-    tl_lp_solver lp = TL_LP_GLPK;
+    tl_lp_solver lp = TL_LP_DEFAULT;
     if (o.lp_solver) {
         int i = 0;
         while (tl_lp_solver_names[i] && strcmp(o.lp_solver, tl_lp_solver_names[i]) != 0)

@@ -220,7 +220,8 @@ row "flow.txt: empty"                 2 "empty.txt:1:1:"                      --
 # ------------------------------------------------------------ throughput --
 row "throughput: unknown family"      2 "unknown topology family 'fat_trees'" -- throughput fat_trees:k=4
 row "throughput: k=4.5"               2 "k expects a whole number, found '4.5'" -- throughput fat_tree:k=4.5
-row "throughput: LP past GLPK"        2 "more than GLPK takes"                -- throughput fat_tree:k=64 --tm random-matching
+row "throughput: LP past GLPK"        2 "more than GLPK takes"                -- throughput fat_tree:k=64 --tm random-matching --lp-solver glpk
+row "throughput: LP past memory"      2 "the exact LP for CLP"                -- throughput fat_tree:k=64 --tm random-matching
 row "throughput: k=1000 estimated"    2 "a fat tree with k=1000"              -- throughput fat_tree:k=1000
 row "throughput: --method"            2 "--method expects exact or approx"    -- throughput fat_tree:k=4 --method simplex
 row "throughput: --tm kind"           2 "--tm expects"                        -- throughput fat_tree:k=4 --tm randomish

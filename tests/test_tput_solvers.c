@@ -255,15 +255,16 @@ static uint16_t *bfs_distances(const tl_tgraph *g)
     return d;
 }
 
+/* The reference optimum: GLPK's LP (CLP's solvers are checked against it). */
 static double exact(const char *name, const tl_tgraph *g, const tl_tm *tm)
 {
     tl_tput o;
     tl_err err = {0};
-    int rc = tl_throughput_exact(g, tm, &o, &err);
+    int rc = tl_throughput_exact_with(g, tm, TL_LP_GLPK, &o, &err);
     if (rc != 0)
         fprintf(stderr, "[%s] exact: %s\n", name, err.msg);
     assert_int_equal(rc, 0);
-    assert_string_equal(o.method, "exact-lp");
+    assert_string_equal(o.method, "exact-lp (glpk)");
     assert_true(o.lower == o.throughput && o.upper == o.throughput);
     assert_true(o.lp_rows > 0 && o.lp_cols > 0);
     return o.throughput;
@@ -423,9 +424,9 @@ static void test_exact_vs_approx(void **state)
     }
 }
 
-/* CLP's dual simplex and barrier find GLPK's optimum on the same LP: a ring,
- * a hypercube and random regular graphs under all-to-all, a permutation and
- * a random hose TM. */
+/* CLP's dual simplex and barrier (the default solver) find GLPK's optimum on
+ * the same LP: a ring, a hypercube and random regular graphs under
+ * all-to-all, a permutation and a random hose TM. */
 static void test_clp_equals_glpk(void **state)
 {
     (void)state;
@@ -459,6 +460,10 @@ static void test_clp_equals_glpk(void **state)
                          want);
             assert_true(o.lp_rows > 0 && o.lp_cols > 0);
         }
+        tl_tput d;
+        assert_int_equal(tl_throughput_exact(&g, &tm, &d, NULL), 0);
+        assert_string_equal(d.method, "exact-lp (clp-barrier)"); /* the default */
+        assert_true(fabs(d.throughput - want) <= 1e-6 * want);
         tm_free(&tm);
         tg_free(&g);
     }

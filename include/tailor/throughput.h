@@ -118,12 +118,14 @@ typedef struct tl_tput_opts {
     double progress_s;
 } tl_tput_opts;
 
-/* Exact: source-aggregated arc-flow LP (variables = sources x directed
- * edges, never pruned), solved with GLPK. */
-int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_err *err);
-/* The same LP with a chosen solver: GLPK's primal simplex, or COIN-OR CLP's
- * dual simplex or barrier (then crossover). */
+/* The exact LP's solvers: GLPK's primal simplex, or COIN-OR CLP's dual
+ * simplex or barrier (then crossover). */
 typedef enum { TL_LP_GLPK = 0, TL_LP_CLP_DUAL, TL_LP_CLP_BARRIER } tl_lp_solver;
+#define TL_LP_DEFAULT TL_LP_CLP_BARRIER
+/* Exact: source-aggregated arc-flow LP (variables = sources x directed
+ * edges, never pruned), solved with TL_LP_DEFAULT. */
+int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_err *err);
+/* The same LP with a chosen solver. */
 extern const char *const tl_lp_solver_names[]; /* "glpk", "clp-dual", "clp-barrier", NULL */
 int tl_throughput_exact_with(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver solver,
                              tl_tput *out, tl_err *err);
