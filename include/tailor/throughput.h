@@ -129,8 +129,6 @@ int tl_throughput_exact(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_er
 extern const char *const tl_lp_solver_names[]; /* "glpk", "clp-dual", "clp-barrier", NULL */
 int tl_throughput_exact_with(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver solver,
                              tl_tput *out, tl_err *err);
-int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver solver,
-                            tl_tput *out, tl_err *err);
 /* Garg-Konemann with Karakostas' grouping of commodities by source: stops
  * when upper / lower <= 1 + eps. */
 int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tput *out,

@@ -35,19 +35,12 @@ static const char *clp_status_name(int st)
     }
 }
 
-int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver solver,
-                            tl_tput *out, tl_err *err)
+int tl_lp_clp_solve(const tl_tput_net *net, const tl_tput_dem *dm, tl_lp_solver solver,
+                    tl_tput *out, tl_err *err)
 {
-    memset(out, 0, sizeof *out);
-    snprintf(out->method, sizeof out->method, "exact-lp (%s)", tl_lp_solver_names[solver]);
-    double t0 = tl_wall_s();
-    tl_tput_net net;
-    tl_tput_dem dm;
-    int rc = tl_tput_prepare(g, tm, &net, &dm, err);
-    if (rc != 0)
-        return rc;
-    size_t n = net.n, rows = 0, cols = 0, nnz = 0;
-    int over = tl_tput_lp_size(&net, &dm, &rows, &cols, &nnz);
+    int rc = 0;
+    size_t n = net->n, rows = 0, cols = 0, nnz = 0;
+    int over = tl_tput_lp_size(net, dm, &rows, &cols, &nnz);
     Clp_Simplex *m = NULL;
     CoinBigIndex *start = NULL;
     int *index = NULL;
@@ -55,7 +48,7 @@ int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver so
     if (over) {
         rc = tl_err_set(err, TL_ERANGE, "the exact LP would have %u sources x %u arcs variables, "
                         "more than CLP can index; use the approximation (--method approx)",
-                        dm.n_src, net.n_arcs);
+                        dm->n_src, net->n_arcs);
         goto done;
     }
     char what[200];
@@ -77,19 +70,19 @@ int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver so
         goto done;
     }
     double d_max, c_max;
-    tl_tput_lp_scales(&net, &dm, &d_max, &c_max);
+    tl_tput_lp_scales(net, dm, &d_max, &c_max);
     /* Rows: conservation of source i at node v is i * n + v; the capacity
      * row of arc a is n_src * n + a. Columns: f_{i,a} is i * n_arcs + a; t last. */
-    const size_t row_cap0 = (size_t)dm.n_src * n;
+    const size_t row_cap0 = (size_t)dm->n_src * n;
     for (size_t r = 0; r < rows; r++) {
         rowlb[r] = r < row_cap0 ? 0 : -DBL_MAX;
-        rowub[r] = r < row_cap0 ? 0 : net.cap[r - row_cap0] / c_max;
+        rowub[r] = r < row_cap0 ? 0 : net->cap[r - row_cap0] / c_max;
     }
     size_t k = 0, c = 0;
-    for (uint32_t i = 0; i < dm.n_src; i++)
-        for (uint32_t a = 0; a < net.n_arcs; a++, c++) {
+    for (uint32_t i = 0; i < dm->n_src; i++)
+        for (uint32_t a = 0; a < net->n_arcs; a++, c++) {
             start[c] = (CoinBigIndex)k;
-            size_t rt = (size_t)i * n + net.tail[a], rh = (size_t)i * n + net.head[a];
+            size_t rt = (size_t)i * n + net->tail[a], rh = (size_t)i * n + net->head[a];
             /* CLP wants each column's rows in any order, without duplicates */
             index[k] = (int)rt, value[k++] = 1.0;
             index[k] = (int)rh, value[k++] = -1.0;
@@ -97,14 +90,14 @@ int tl_throughput_exact_clp(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver so
             colub[c] = DBL_MAX;
         }
     start[c] = (CoinBigIndex)k;
-    for (uint32_t i = 0; i < dm.n_src; i++) {
+    for (uint32_t i = 0; i < dm->n_src; i++) {
         double d_src = 0;
-        for (uint32_t j = dm.off[i]; j < dm.off[i + 1]; j++) {
-            double d = dm.d[j] / d_max;
+        for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++) {
+            double d = dm->d[j] / d_max;
             d_src += d;
-            index[k] = (int)((size_t)i * n + dm.dst[j]), value[k++] = d;
+            index[k] = (int)((size_t)i * n + dm->dst[j]), value[k++] = d;
         }
-        index[k] = (int)((size_t)i * n + dm.src[i]), value[k++] = -d_src;
+        index[k] = (int)((size_t)i * n + dm->src[i]), value[k++] = -d_src;
     }
     colub[c] = DBL_MAX;
     obj[c] = 1.0;
@@ -134,8 +127,5 @@ done:
         Clp_deleteModel(m);
     free(index), free(value), free(start), free(collb), free(colub), free(obj), free(rowlb),
         free(rowub);
-    tl_tput_dem_fini(&dm);
-    tl_tput_net_fini(&net);
-    out->seconds = tl_wall_s() - t0;
     return rc;
 }

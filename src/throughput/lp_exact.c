@@ -94,19 +94,12 @@ static int on_glpk_term(void *info, const char *s)
 #define GLPK_MAX_ROWS_COLS 100000000u
 #define GLPK_MAX_NNZ 500000000u
 
-static int exact_glpk(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_err *err)
+static int exact_glpk(const tl_tput_net *net, const tl_tput_dem *dm, tl_tput *out, tl_err *err)
 {
-    memset(out, 0, sizeof *out);
-    snprintf(out->method, sizeof out->method, "exact-lp (glpk)");
-    double t0 = tl_wall_s();
-    tl_tput_net net;
-    tl_tput_dem dm;
-    int rc = tl_tput_prepare(g, tm, &net, &dm, err);
-    if (rc != 0)
-        return rc;
+    int rc;
     lp_ctx *cx = NULL;
     size_t rows = 0, cols = 0, nnz = 0;
-    rc = lp_size(&net, &dm, &rows, &cols, &nnz, err);
+    rc = lp_size(net, dm, &rows, &cols, &nnz, err);
     if (rc != 0)
         goto done;
     if (rows > GLPK_MAX_ROWS_COLS || cols > GLPK_MAX_ROWS_COLS || nnz > GLPK_MAX_NNZ) {
@@ -152,7 +145,7 @@ static int exact_glpk(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_err 
         goto done;
     }
     double d_max, c_max;
-    tl_tput_lp_scales(&net, &dm, &d_max, &c_max);
+    tl_tput_lp_scales(net, dm, &d_max, &c_max);
     int *ia = cx->ia, *ja = cx->ja;
     double *ar = cx->ar;
     glp_prob *lp = cx->lp = glp_create_prob();
@@ -162,35 +155,35 @@ static int exact_glpk(const tl_tgraph *g, const tl_tm *tm, tl_tput *out, tl_err 
     /* Rows: conservation of source i at node v is row i * n + v + 1; the
      * capacity row of arc a is n_src * n + a + 1. Columns: f_{i,a} is
      * i * n_arcs + a + 1; t is the last. */
-    const int row_cap0 = (int)(dm.n_src * (size_t)net.n);
+    const int row_cap0 = (int)(dm->n_src * (size_t)net->n);
     const int col_t = (int)cols;
     for (int r = 1; r <= row_cap0; r++)
         glp_set_row_bnds(lp, r, GLP_FX, 0.0, 0.0);
-    for (uint32_t a = 0; a < net.n_arcs; a++)
-        glp_set_row_bnds(lp, row_cap0 + (int)a + 1, GLP_UP, 0.0, net.cap[a] / c_max);
+    for (uint32_t a = 0; a < net->n_arcs; a++)
+        glp_set_row_bnds(lp, row_cap0 + (int)a + 1, GLP_UP, 0.0, net->cap[a] / c_max);
     for (int c = 1; c < col_t; c++)
         glp_set_col_bnds(lp, c, GLP_LO, 0.0, 0.0);
     glp_set_col_bnds(lp, col_t, GLP_LO, 0.0, 0.0);
     glp_set_obj_coef(lp, col_t, 1.0);
 
     size_t k = 0;
-    for (uint32_t i = 0; i < dm.n_src; i++) {
-        int base_row = (int)(i * (size_t)net.n);
-        int base_col = (int)(i * (size_t)net.n_arcs);
-        for (uint32_t a = 0; a < net.n_arcs; a++) {
+    for (uint32_t i = 0; i < dm->n_src; i++) {
+        int base_row = (int)(i * (size_t)net->n);
+        int base_col = (int)(i * (size_t)net->n_arcs);
+        for (uint32_t a = 0; a < net->n_arcs; a++) {
             int c = base_col + (int)a + 1;
-            k++, ia[k] = base_row + (int)net.tail[a] + 1, ja[k] = c, ar[k] = 1.0;
-            k++, ia[k] = base_row + (int)net.head[a] + 1, ja[k] = c, ar[k] = -1.0;
+            k++, ia[k] = base_row + (int)net->tail[a] + 1, ja[k] = c, ar[k] = 1.0;
+            k++, ia[k] = base_row + (int)net->head[a] + 1, ja[k] = c, ar[k] = -1.0;
             k++, ia[k] = row_cap0 + (int)a + 1, ja[k] = c, ar[k] = 1.0;
         }
         /* out - in - t * (D_s at s, -d at sinks) = 0 */
         double d_src = 0;
-        for (uint32_t j = dm.off[i]; j < dm.off[i + 1]; j++) {
-            double d = dm.d[j] / d_max;
+        for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++) {
+            double d = dm->d[j] / d_max;
             d_src += d;
-            k++, ia[k] = base_row + (int)dm.dst[j] + 1, ja[k] = col_t, ar[k] = d;
+            k++, ia[k] = base_row + (int)dm->dst[j] + 1, ja[k] = col_t, ar[k] = d;
         }
-        k++, ia[k] = base_row + (int)dm.src[i] + 1, ja[k] = col_t, ar[k] = -d_src;
+        k++, ia[k] = base_row + (int)dm->src[i] + 1, ja[k] = col_t, ar[k] = -d_src;
     }
     glp_load_matrix(lp, (int)k, ia, ja, ar);
 
@@ -222,19 +215,30 @@ done:
         free(cx->ia), free(cx->ja), free(cx->ar);
         free(cx);
     }
-    tl_tput_dem_fini(&dm);
-    tl_tput_net_fini(&net);
-    out->seconds = tl_wall_s() - t0;
     return rc;
 }
 
 const char *const tl_lp_solver_names[] = {"glpk", "clp-dual", "clp-barrier", NULL};
 
+/* The entry every solver shares: the net and demands prepared once, the
+ * method named, the time taken. */
 int tl_throughput_exact_with(const tl_tgraph *g, const tl_tm *tm, tl_lp_solver solver,
                              tl_tput *out, tl_err *err)
 {
-    return solver == TL_LP_GLPK ? exact_glpk(g, tm, out, err)
-                                : tl_throughput_exact_clp(g, tm, solver, out, err);
+    memset(out, 0, sizeof *out);
+    snprintf(out->method, sizeof out->method, "exact-lp (%s)", tl_lp_solver_names[solver]);
+    double t0 = tl_wall_s();
+    tl_tput_net net;
+    tl_tput_dem dm;
+    int rc = tl_tput_prepare(g, tm, &net, &dm, err);
+    if (rc != 0)
+        return rc;
+    rc = solver == TL_LP_GLPK ? exact_glpk(&net, &dm, out, err)
+                              : tl_lp_clp_solve(&net, &dm, solver, out, err);
+    tl_tput_dem_fini(&dm);
+    tl_tput_net_fini(&net);
+    out->seconds = tl_wall_s() - t0;
+    return rc;
 }
 
 /* CLP's barrier: the fastest of the three at every size measured, from 25

@@ -357,6 +357,10 @@ typedef void (*tl_assign_row_fn)(void *ctx, uint32_t i, int32_t *w);
  * maxima (optimal by the row-maxima bound), then runs the auction. The auction (epsilon scaling) is exact for integer weights and
  * costs O(n) per bid; the Hungarian method, O(n^3), is the tests' reference.
  * Both return 0 or TL_ENOMEM. */
+/* The exact LP solved by COIN-OR CLP (lp_clp.c) on a prepared net and
+ * demands; tl_throughput_exact_with names the method and times it. */
+int tl_lp_clp_solve(const tl_tput_net *net, const tl_tput_dem *dm, tl_lp_solver solver,
+                    tl_tput *out, tl_err *err);
 int tl_assign_max(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_t *assign, tl_err *err);
 int tl_assign_auction(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_t *assign, tl_err *err);
 int tl_assign_hungarian(uint32_t n, tl_assign_row_fn row, void *ctx, uint32_t *assign,
