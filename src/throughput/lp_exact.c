@@ -94,43 +94,12 @@ static int on_glpk_term(void *info, const char *s)
 #define GLPK_MAX_ROWS_COLS 100000000u
 #define GLPK_MAX_NNZ 500000000u
 
-static int exact_glpk(const tl_tput_net *net, const tl_tput_dem *dm, tl_tput *out, tl_err *err)
+/* Loads and solves the LP in cx's arrays. Its own function so that nothing
+ * the GLPK error hook's longjmp returns to is a local changed after setjmp
+ * (-Wclobbered): cx is a parameter, never assigned here. */
+static int glpk_load_solve(lp_ctx *cx, const tl_tput_net *net, const tl_tput_dem *dm,
+                           size_t rows, size_t cols, tl_tput *out, tl_err *err)
 {
-    int rc;
-    lp_ctx *cx = NULL;
-    size_t rows = 0, cols = 0, nnz = 0;
-    rc = lp_size(net, dm, &rows, &cols, &nnz, err);
-    if (rc != 0)
-        goto done;
-    if (rows > GLPK_MAX_ROWS_COLS || cols > GLPK_MAX_ROWS_COLS || nnz > GLPK_MAX_NNZ) {
-        rc = tl_err_set(err, TL_ERANGE,
-                        "the exact LP would have %zu rows, %zu columns and %zu nonzeros, more "
-                        "than GLPK takes (1e8 rows or columns, 5e8 nonzeros); use the "
-                        "approximation (--method approx), certified within --eps",
-                        rows, cols, nnz);
-        goto done;
-    }
-    /* ours: ia, ja, ar; GLPK's: a ~48-byte element per nonzero (twice while
-     * scaling and presolving) and a few hundred bytes per row and column. */
-    char what[200];
-    snprintf(what, sizeof what,
-             "the exact LP (%zu rows x %zu columns, %zu nonzeros; --method approx needs far "
-             "less)",
-             rows, cols, nnz);
-    if ((rc = tl_mem_check((double)nnz * (16 + 96) + (double)(rows + cols) * 300, what, err)))
-        goto done;
-
-    if (!(cx = calloc(1, sizeof *cx))) {
-        rc = tl_err_nomem(err);
-        goto done;
-    }
-    cx->ia = malloc((nnz + 1) * sizeof *cx->ia);
-    cx->ja = malloc((nnz + 1) * sizeof *cx->ja);
-    cx->ar = malloc((nnz + 1) * sizeof *cx->ar);
-    if (!cx->ia || !cx->ja || !cx->ar) {
-        rc = tl_err_nomem(err);
-        goto done;
-    }
     glp_term_hook(on_glpk_term, cx);
     glp_error_hook(on_glpk_error, cx);
     if (setjmp(cx->jb)) {
@@ -138,11 +107,10 @@ static int exact_glpk(const tl_tput_net *net, const tl_tput_dem *dm, tl_tput *ou
         glp_term_hook(NULL, NULL);
         glp_free_env(); /* frees cx->lp with the rest of GLPK's state */
         cx->lp = NULL;
-        rc = tl_err_set(err, TL_EINVAL,
-                        "GLPK failed on the exact LP of %zu rows x %zu columns (%s); "
-                        "--method approx solves it without GLPK",
-                        rows, cols, cx->msg[0] ? cx->msg : "no message");
-        goto done;
+        return tl_err_set(err, TL_EINVAL,
+                          "GLPK failed on the exact LP of %zu rows x %zu columns (%s); "
+                          "--method approx solves it without GLPK",
+                          rows, cols, cx->msg[0] ? cx->msg : "no message");
     }
     double d_max, c_max;
     tl_tput_lp_scales(net, dm, &d_max, &c_max);
@@ -199,13 +167,53 @@ static int exact_glpk(const tl_tput_net *net, const tl_tput_dem *dm, tl_tput *ou
     int status = ret == 0 ? glp_get_status(lp) : GLP_UNDEF;
     glp_term_out(old_term);
     if (ret != 0 || status != GLP_OPT) {
-        rc = tl_err_set(err, TL_EINVAL, "GLPK simplex did not reach an optimum (%s; status %s) "
-                        "on an LP of %zu rows x %zu columns", ret ? glpk_ret_name(ret) : "ok",
-                        glpk_status_name(status), rows, cols);
-        goto done;
+        return tl_err_set(err, TL_EINVAL, "GLPK simplex did not reach an optimum (%s; status %s) "
+                          "on an LP of %zu rows x %zu columns", ret ? glpk_ret_name(ret) : "ok",
+                          glpk_status_name(status), rows, cols);
     }
     tl_tput_lp_result(out, glp_get_obj_val(lp), d_max, c_max, rows, cols,
                       (uint64_t)glp_get_it_cnt(lp));
+    return 0;
+}
+
+static int exact_glpk(const tl_tput_net *net, const tl_tput_dem *dm, tl_tput *out, tl_err *err)
+{
+    int rc;
+    lp_ctx *cx = NULL;
+    size_t rows = 0, cols = 0, nnz = 0;
+    rc = lp_size(net, dm, &rows, &cols, &nnz, err);
+    if (rc != 0)
+        goto done;
+    if (rows > GLPK_MAX_ROWS_COLS || cols > GLPK_MAX_ROWS_COLS || nnz > GLPK_MAX_NNZ) {
+        rc = tl_err_set(err, TL_ERANGE,
+                        "the exact LP would have %zu rows, %zu columns and %zu nonzeros, more "
+                        "than GLPK takes (1e8 rows or columns, 5e8 nonzeros); use the "
+                        "approximation (--method approx), certified within --eps",
+                        rows, cols, nnz);
+        goto done;
+    }
+    /* ours: ia, ja, ar; GLPK's: a ~48-byte element per nonzero (twice while
+     * scaling and presolving) and a few hundred bytes per row and column. */
+    char what[200];
+    snprintf(what, sizeof what,
+             "the exact LP (%zu rows x %zu columns, %zu nonzeros; --method approx needs far "
+             "less)",
+             rows, cols, nnz);
+    if ((rc = tl_mem_check((double)nnz * (16 + 96) + (double)(rows + cols) * 300, what, err)))
+        goto done;
+
+    if (!(cx = calloc(1, sizeof *cx))) {
+        rc = tl_err_nomem(err);
+        goto done;
+    }
+    cx->ia = malloc((nnz + 1) * sizeof *cx->ia);
+    cx->ja = malloc((nnz + 1) * sizeof *cx->ja);
+    cx->ar = malloc((nnz + 1) * sizeof *cx->ar);
+    if (!cx->ia || !cx->ja || !cx->ar) {
+        rc = tl_err_nomem(err);
+        goto done;
+    }
+    rc = glpk_load_solve(cx, net, dm, rows, cols, out, err);
 done:
     if (cx) {
         glp_error_hook(NULL, NULL);

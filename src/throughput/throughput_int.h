@@ -254,10 +254,8 @@ static inline int tl_tput_dem_build(tl_tput_dem *dm, uint32_t n, const tl_tm *tm
 /* The common front of both solvers: validated arcs and grouped demands, the
  * graph connected (DESIGN: a disconnected network is bad input, and a
  * commodity across components has throughput 0). */
-/* noinline: lp_exact.c calls it from a function with setjmp (the GLPK error
- * hook), where its locals inlined would be clobber-prone (-Wclobbered at -O3). */
-static __attribute__((noinline, unused)) int tl_tput_prepare(const tl_tgraph *g, const tl_tm *tm, tl_tput_net *net,
-                                  tl_tput_dem *dm, tl_err *err)
+static __attribute__((unused)) int tl_tput_prepare(const tl_tgraph *g, const tl_tm *tm,
+                                                   tl_tput_net *net, tl_tput_dem *dm, tl_err *err)
 {
     memset(dm, 0, sizeof *dm);
     int rc = tl_tput_net_build(net, g, err);
