@@ -478,7 +478,8 @@ static void count_progress(void *ctx, const tl_tput *now)
     (*n)++;
 }
 
-/* The thread count changes nothing (searches run in fixed blocks); a stop
+/* The thread count changes nothing (searches run in fixed blocks, path-only
+ * passes in colour classes of commodities with disjoint arcs); a stop
  * flag or a time limit returns certified bounds around the LP optimum with
  * the reason; progress reports bounds. Both engines: a permutation goes to
  * the path engine (with hop-ellipse searches), all-to-all to Garg-Konemann. */

@@ -668,6 +668,12 @@ static void buf_close(pr_buf *b, uint32_t j)
     b->off[b->n_paths] = (uint32_t)b->n_arcs;
 }
 
+/* One move's arcs: those only on the path losing flow, those only on the
+ * path gaining it. */
+typedef struct pr_shift {
+    uint32_t *minus, *plus; /* (n_arcs) */
+} pr_shift;
+
 typedef struct pr {
     gk *s;       /* shortest-path workspace; s->len[a] = w[a] / cap[a] */
     pr_com *com; /* (n_pairs) */
@@ -676,8 +682,15 @@ typedef struct pr {
     double alpha, uref;
     double ln_phi; /* ln(sum w) at the last rebase + 1: moves only lower Phi after it */
     int need_rebase;
-    uint32_t *sminus, *splus; /* (n_arcs) scratch of one shift */
-    pr_buf *buf;              /* (PR_BLOCK) paths offered by a block's searches */
+    pr_shift *sh; /* (n_threads) scratch of one move per thread */
+    pr_buf *buf;  /* (PR_BLOCK) paths offered by a block's searches */
+    /* Commodities in colour classes: no two in a class share an arc, so a
+     * class moves its flows in parallel with one result whatever the thread
+     * count. Class c is order[cls_off[c] .. cls_off[c + 1]). */
+    uint32_t *order, *cls_off, *pend; /* (n_pairs), (n_pairs + 1), (n_pairs) */
+    uint8_t *colour;                  /* (n_pairs) colour within a window of 64 */
+    uint64_t *mask;                   /* (n_arcs) colours of a window on each arc */
+    uint32_t n_cls;
 } pr;
 
 static void pr_fini(pr *r)
@@ -685,7 +698,11 @@ static void pr_fini(pr *r)
     if (r->com)
         for (size_t j = 0; j < r->s->dm->n_pairs; j++)
             free(r->com[j].p), free(r->com[j].arcs);
-    free(r->com), free(r->x), free(r->w), free(r->sminus), free(r->splus);
+    free(r->com), free(r->x), free(r->w);
+    if (r->sh)
+        for (int t = 0; t < r->s->n_threads; t++)
+            free(r->sh[t].minus), free(r->sh[t].plus);
+    free(r->sh), free(r->order), free(r->cls_off), free(r->pend), free(r->colour), free(r->mask);
     if (r->buf)
         for (uint32_t b = 0; b < PR_BLOCK; b++)
             buf_fini(&r->buf[b]);
@@ -698,6 +715,7 @@ static inline double pr_weight(pr *r, uint32_t a, double x)
 {
     double e = r->alpha * (x / r->s->net->cap[a] - r->uref);
     if (e > 300) {
+#pragma omp atomic write
         r->need_rebase = 1;
         e = fmin(e, 700);
     }
@@ -817,15 +835,16 @@ static inline int path_has(const uint32_t *arcs, uint32_t n, uint32_t a)
     return 0;
 }
 
-/* Phi'(step) (up to the factor alpha) when step moves from arcs sminus to
- * arcs splus, and Phi'' in the same units in *curv. w_a exp(+-alpha step /
+/* Phi'(step) (up to the factor alpha) when step moves from arcs sh->minus to
+ * arcs sh->plus, and Phi'' in the same units in *curv. w_a exp(+-alpha step /
  * cap_a) is the weight after the move: one exp per distinct capacity. */
-static double pr_slope(const pr *r, uint32_t nm, uint32_t np, double step, double *curv)
+static double pr_slope(const pr *r, const pr_shift *sh, uint32_t nm, uint32_t np, double step,
+                       double *curv)
 {
     const double *cap = r->s->net->cap;
     double d1 = 0, d2 = 0, last_c = -1, f = 1;
     for (uint32_t q = 0; q < nm; q++) {
-        uint32_t a = r->sminus[q];
+        uint32_t a = sh->minus[q];
         if (cap[a] != last_c)
             last_c = cap[a], f = exp(-r->alpha * step / cap[a]);
         double e = r->w[a] * f / cap[a];
@@ -833,7 +852,7 @@ static double pr_slope(const pr *r, uint32_t nm, uint32_t np, double step, doubl
     }
     last_c = -1;
     for (uint32_t q = 0; q < np; q++) {
-        uint32_t a = r->splus[q];
+        uint32_t a = sh->plus[q];
         if (cap[a] != last_c)
             last_c = cap[a], f = exp(fmin(r->alpha * step / cap[a], 700));
         double e = r->w[a] * f / cap[a];
@@ -845,12 +864,13 @@ static double pr_slope(const pr *r, uint32_t nm, uint32_t np, double step, doubl
 
 /* The step in [0, fmax] minimizing Phi along the move: Phi' = 0 by Newton
  * on the convex Phi, kept inside a bisection bracket. */
-static double line_search(const pr *r, uint32_t nm, uint32_t np, double fmax)
+static double line_search(const pr *r, const pr_shift *sh, uint32_t nm, uint32_t np,
+                          double fmax)
 {
-    double curv, c2, d1 = pr_slope(r, nm, np, 0, &curv);
+    double curv, c2, d1 = pr_slope(r, sh, nm, np, 0, &curv);
     if (d1 >= 0)
         return 0;
-    if (pr_slope(r, nm, np, fmax, &c2) <= 0)
+    if (pr_slope(r, sh, nm, np, fmax, &c2) <= 0)
         return fmax;
     double lo = 0, hi = fmax, x = 0;
     for (int it = 0; it < 40; it++) {
@@ -860,7 +880,7 @@ static double line_search(const pr *r, uint32_t nm, uint32_t np, double fmax)
         if (fabs(nx - x) <= 1e-10 * fmax)
             return nx;
         x = nx;
-        d1 = pr_slope(r, nm, np, x, &curv);
+        d1 = pr_slope(r, sh, nm, np, x, &curv);
         if (d1 < 0)
             lo = x;
         else
@@ -872,7 +892,7 @@ static double line_search(const pr *r, uint32_t nm, uint32_t np, double fmax)
 /* Moves commodity j's flow from its longer paths to its shortest (current
  * lengths), each move minimizing Phi exactly; empty paths are dropped once
  * the set outgrows PR_KEEP. */
-static void pr_equalize_one(pr *r, size_t j)
+static void pr_equalize_one(pr *r, size_t j, const pr_shift *sh)
 {
     const double *cap = r->s->net->cap;
     pr_com *c = &r->com[j];
@@ -884,7 +904,7 @@ static void pr_equalize_one(pr *r, size_t j)
         double g = 0;
         const uint32_t *pa = c->arcs + c->p[i].off;
         for (uint32_t q = 0; q < c->p[i].n; q++)
-            g += r->w[pa[q]] / cap[pa[q]];
+            g += r->s->len[pa[q]];
         if (g < g_best)
             g_best = g, best = i;
     }
@@ -897,30 +917,30 @@ static void pr_equalize_one(pr *r, size_t j)
         uint32_t na = c->p[i].n, nm = 0, np = 0;
         for (uint32_t q = 0; q < na; q++)
             if (!path_has(pb, nb, pa[q]))
-                r->sminus[nm++] = pa[q];
+                sh->minus[nm++] = pa[q];
         for (uint32_t q = 0; q < nb; q++)
             if (!path_has(pa, na, pb[q]))
-                r->splus[np++] = pb[q];
+                sh->plus[np++] = pb[q];
         /* No step can lift an arc's weight above Phi before it: capping the
          * step there keeps every exp below overflow, so the line search sees
          * Phi exactly (a clamped slope let high-alpha moves overshoot and
          * raise Phi, which stalled runs that doubled alpha early). */
         double fm = c->p[i].f;
         for (uint32_t q = 0; q < np; q++) {
-            uint32_t a = r->splus[q];
+            uint32_t a = sh->plus[q];
             /* an arc whose weight underflowed counts as exp(-600) */
             double e = fmax(r->alpha * (r->x[a] / cap[a] - r->uref), -600);
             fm = fmin(fm, cap[a] * (r->ln_phi - e) / r->alpha);
         }
         if (fm <= 0)
             continue;
-        double step = line_search(r, nm, np, fm);
+        double step = line_search(r, sh, nm, np, fm);
         if (step <= 0)
             continue;
         for (uint32_t q = 0; q < nm; q++)
-            pr_move(r, r->sminus[q], -step);
+            pr_move(r, sh->minus[q], -step);
         for (uint32_t q = 0; q < np; q++)
-            pr_move(r, r->splus[q], step);
+            pr_move(r, sh->plus[q], step);
         c->p[i].f -= step;
         c->p[best].f += step;
         if (c->p[i].f < 1e-12 * c->p[best].f)
@@ -939,6 +959,71 @@ static void pr_equalize_one(pr *r, size_t j)
         c->p[k++] = p;
     }
     c->n_p = k, c->n_arcs = off;
+}
+
+/* Greedy colouring of the commodities by the arcs of their paths, in index
+ * order, 64 colours at a time: a commodity takes the lowest colour none of
+ * its arcs has in this window, or waits for the next window. */
+static void pr_colour(pr *r)
+{
+    const tl_tput_net *net = r->s->net;
+    uint32_t n_pend = (uint32_t)r->s->dm->n_pairs, n_out = 0;
+    for (uint32_t j = 0; j < n_pend; j++)
+        r->pend[j] = j;
+    r->n_cls = 0;
+    r->cls_off[0] = 0;
+    while (n_pend > 0) {
+        memset(r->mask, 0, net->n_arcs * sizeof *r->mask);
+        uint32_t cnt[64] = {0};
+        for (uint32_t q = 0; q < n_pend; q++) {
+            uint32_t j = r->pend[q];
+            const pr_com *c = &r->com[j];
+            uint64_t m = 0;
+            for (uint32_t i = 0; i < c->n_arcs; i++)
+                m |= r->mask[c->arcs[i]];
+            if (m == UINT64_MAX) {
+                r->colour[j] = UINT8_MAX; /* the next window */
+                continue;
+            }
+            int b = __builtin_ctzll(~m);
+            r->colour[j] = (uint8_t)b;
+            cnt[b]++;
+            for (uint32_t i = 0; i < c->n_arcs; i++)
+                r->mask[c->arcs[i]] |= 1ull << b;
+        }
+        /* the window's classes, each in index order (a counting sort); the
+         * colours used are 0 .. some b, since each took the lowest free */
+        uint32_t start[64];
+        for (int b = 0; b < 64 && cnt[b]; b++) {
+            start[b] = n_out;
+            n_out += cnt[b];
+            r->cls_off[++r->n_cls] = n_out;
+        }
+        uint32_t n_next = 0;
+        for (uint32_t q = 0; q < n_pend; q++) {
+            uint32_t j = r->pend[q];
+            if (r->colour[j] == UINT8_MAX)
+                r->pend[n_next++] = j; /* in place: n_next <= q */
+            else
+                r->order[start[r->colour[j]]++] = j;
+        }
+        n_pend = n_next;
+    }
+}
+
+/* One path-only pass: every commodity equalizes its paths, class by class;
+ * a class's commodities move in parallel (their arcs are disjoint). */
+static void pr_pass(pr *r)
+{
+#pragma omp parallel num_threads(r->s->n_threads)
+    {
+        const pr_shift *sh = &r->sh[omp_get_thread_num()];
+        for (uint32_t c = 0; c < r->n_cls; c++) {
+#pragma omp for schedule(static)
+            for (uint32_t q = r->cls_off[c]; q < r->cls_off[c + 1]; q++)
+                pr_equalize_one(r, r->order[q], sh);
+        }
+    }
 }
 
 /* Development hook: called after every dual bound; does nothing here. */
@@ -1018,10 +1103,22 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
     r.com = calloc(dm->n_pairs, sizeof *r.com);
     r.x = calloc(na, sizeof *r.x);
     r.w = malloc(na * sizeof *r.w);
-    r.sminus = malloc(na * sizeof *r.sminus);
-    r.splus = malloc(na * sizeof *r.splus);
+    r.sh = calloc((size_t)s->n_threads, sizeof *r.sh);
     r.buf = calloc(PR_BLOCK, sizeof *r.buf);
-    if (!r.com || !r.x || !r.w || !r.sminus || !r.splus || !r.buf) {
+    size_t npr = dm->n_pairs ? dm->n_pairs : 1;
+    r.order = malloc(npr * sizeof *r.order);
+    r.cls_off = malloc((npr + 1) * sizeof *r.cls_off);
+    r.pend = malloc(npr * sizeof *r.pend);
+    r.colour = malloc(npr * sizeof *r.colour);
+    r.mask = malloc(na * sizeof *r.mask);
+    int ok = r.com && r.x && r.w && r.sh && r.buf && r.order && r.cls_off && r.pend &&
+             r.colour && r.mask;
+    for (int t = 0; ok && t < s->n_threads; t++) {
+        r.sh[t].minus = malloc(na * sizeof *r.sh[t].minus);
+        r.sh[t].plus = malloc(na * sizeof *r.sh[t].plus);
+        ok = r.sh[t].minus && r.sh[t].plus;
+    }
+    if (!ok) {
         pr_fini(&r);
         return tl_err_nomem(err);
     }
@@ -1054,7 +1151,7 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
                 (rc = pr_join(&r, b0, b1, err)))
                 break;
             for (uint32_t j = dm->off[b0]; j < dm->off[b1]; j++)
-                pr_equalize_one(&r, j);
+                pr_equalize_one(&r, j, &r.sh[0]);
             if (r.need_rebase)
                 pr_rebase(&r);
             if (gk_should_stop(s, *lower, *upper))
@@ -1062,11 +1159,13 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
         }
         if (rc || s->stopped)
             break;
-        /* Path-only passes are ~50x cheaper than a search sweep. */
+        /* Path-only passes are ~50x cheaper than a search sweep. The paths
+         * are fixed until the next search (passes only drop empty ones), so
+         * one colouring serves them all. */
         double before = pr_smax(&r);
+        pr_colour(&r);
         for (int it = 0; it < o->inner; it++) {
-            for (size_t j = 0; j < dm->n_pairs; j++)
-                pr_equalize_one(&r, j);
+            pr_pass(&r);
             pr_rebase(&r);
             double now = pr_smax(&r);
             if (before - now < o->tol * now)
