@@ -42,6 +42,10 @@ typedef struct sp_ws {
     uint32_t heap_n;
     const uint16_t *hs, *ht;
     uint32_t hlim;
+    /* a source with several sinks: only nodes with allow[v] == allow_stamp,
+     * the union of its sinks' ellipses (set by ellipse_on) */
+    uint32_t *allow, allow_stamp;
+    int use_allow;
     /* the backward half of a bidirectional search (bidi_dist) */
     double *dist_b;
     uint32_t *seen_b, *done_b;
@@ -81,7 +85,7 @@ typedef struct gk {
 static void ws_fini(sp_ws *w)
 {
     free(w->dist), free(w->pred), free(w->done), free(w->seen), free(w->want);
-    free(w->order), free(w->heap);
+    free(w->order), free(w->heap), free(w->allow);
     free(w->dist_b), free(w->seen_b), free(w->done_b), free(w->heap_b);
 }
 
@@ -94,12 +98,13 @@ static int ws_init(sp_ws *w, uint32_t n, uint32_t n_arcs)
     w->seen = calloc(n, sizeof *w->seen);
     w->want = calloc(n, sizeof *w->want);
     w->order = malloc((size_t)n * sizeof *w->order);
+    w->allow = calloc(n, sizeof *w->allow);
     w->heap = malloc(((size_t)n + n_arcs) * sizeof *w->heap); /* pushes <= 1 + improvements */
     w->dist_b = malloc((size_t)n * sizeof *w->dist_b);
     w->seen_b = calloc(n, sizeof *w->seen_b);
     w->done_b = calloc(n, sizeof *w->done_b);
     w->heap_b = malloc(((size_t)n + n_arcs) * sizeof *w->heap_b);
-    return w->dist && w->pred && w->done && w->seen && w->want && w->order && w->heap &&
+    return w->dist && w->pred && w->done && w->seen && w->want && w->order && w->allow && w->heap &&
            w->dist_b && w->seen_b && w->done_b && w->heap_b;
 }
 
@@ -175,9 +180,9 @@ static int gk_should_stop(gk *s, double lower, double upper)
     return s->stopped != 0;
 }
 
-/* Path searches of a single-sink source stay inside the hop ellipse
- * hops(s, v) + hops(v, t) <= hops(s, t) + slack: on expanders that leaves a
- * few hundred of 10,000 nodes. Each source's slack starts at PR_HOP_SLACK
+/* Path searches stay inside the hop ellipse hops(s, v) + hops(v, t) <=
+ * hops(s, t) + slack of a source's sink (the union over its sinks if it has
+ * several): on expanders one ellipse leaves a few hundred of 10,000 nodes. Each source's slack starts at PR_HOP_SLACK
  * and widens by one whenever a dual bound (which searches the whole graph,
  * so the bounds stay certified) finds its shortest path under the current
  * lengths outside the ellipse and shorter than any inside it by more than
@@ -187,6 +192,42 @@ static int gk_should_stop(gk *s, double lower, double upper)
  * some commodity always misses, and a sweep took 15 s instead of 2.6 s. */
 #define PR_HOP_SLACK 1u
 #define PR_ELLIPSE_MISS 1e-3
+
+/* Restricts w's next searches from source i to its hop ellipse: the one of a
+ * single sink, or the union of its sinks' ellipses (a random matching's 12
+ * sinks: a few thousand of 10,000 nodes), marked by a scan of their rows. */
+static void ellipse_on(const gk *s, sp_ws *w, uint32_t i)
+{
+    const tl_tput_dem *dm = s->dm;
+    uint32_t n = s->net->n, src = dm->src[i];
+    const uint16_t *hs = s->hops + (size_t)src * n;
+    if (dm->off[i + 1] - dm->off[i] == 1) {
+        uint32_t t = dm->dst[dm->off[i]];
+        w->hs = hs;
+        w->ht = s->hops + (size_t)t * n;
+        w->hlim = (uint32_t)hs[t] + s->hop_slack[i];
+        return;
+    }
+    if (++w->allow_stamp == 0) {
+        memset(w->allow, 0, n * sizeof *w->allow);
+        w->allow_stamp = 1;
+    }
+    for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++) {
+        uint32_t t = dm->dst[j], lim = (uint32_t)hs[t] + s->hop_slack[i];
+        const uint16_t *ht = s->hops + (size_t)t * n;
+        for (uint32_t v = 0; v < n; v++)
+            if ((uint32_t)hs[v] + ht[v] <= lim)
+                w->allow[v] = w->allow_stamp;
+    }
+    w->use_allow = 1;
+}
+
+/* Lifts ellipse_on's restriction. */
+static void ellipse_off(sp_ws *w)
+{
+    w->hs = NULL;
+    w->use_allow = 0;
+}
 
 /* ---------------------------------------------------------------- Dijkstra */
 
@@ -264,6 +305,8 @@ static void dijkstra(const tl_tput_net *net, const double *len, sp_ws *w, uint32
             uint32_t x = net->head[a];
             if (hs && (uint32_t)hs[x] + ht[x] > w->hlim)
                 continue;
+            if (w->use_allow && w->allow[x] != w->allow_stamp)
+                continue;
             double nd = dv + len[a];
             if (w->seen[x] != stamp) {
                 w->seen[x] = stamp;
@@ -305,7 +348,7 @@ static uint32_t mark_sinks(sp_ws *w, const tl_tput_dem *dm, uint32_t n, uint32_t
 static double bidi_dist(const tl_tput_net *net, const double *len, sp_ws *w, uint32_t src,
                         uint32_t t)
 {
-    w->hs = NULL;
+    ellipse_off(w);
     if (++w->stamp == 0) {
         memset(w->seen, 0, net->n * sizeof *w->seen);
         memset(w->done, 0, net->n * sizeof *w->done);
@@ -362,29 +405,35 @@ static double bidi_dist(const tl_tput_net *net, const double *len, sp_ws *w, uin
 }
 
 /* Exact shortest paths from source i to all its sinks (no hop ellipse) with
- * workspace w: sum_j d_j dist(t_j); bidirectional for a single sink. */
+ * workspace w: sum_j d_j dist(t_j); bidirectional for a single sink. With a
+ * hop table, also whether the ellipse search still finds every sink's
+ * shortest path (s->ell_misses[i]). */
 static double source_alpha(const gk *s, sp_ws *w, uint32_t i, const double *d)
 {
     const tl_tput_dem *dm = s->dm;
-    if (dm->off[i + 1] - dm->off[i] == 1) {
-        uint32_t src = dm->src[i], t = dm->dst[dm->off[i]];
-        double exact = bidi_dist(s->net, s->len, w, src, t);
-        s->ell_misses[i] = 0;
-        if (s->hops) { /* the ellipse's best, to see whether it still holds the shortest path */
-            w->hs = s->hops + (size_t)src * s->net->n;
-            w->ht = s->hops + (size_t)t * s->net->n;
-            w->hlim = (uint32_t)w->hs[t] + s->hop_slack[i];
-            dijkstra(s->net, s->len, w, src, mark_sinks(w, dm, s->net->n, i, NULL));
-            s->ell_misses[i] = exact < w->dist[t] * (1 - PR_ELLIPSE_MISS);
-            w->hs = NULL;
-        }
-        return d[dm->off[i]] * exact;
-    }
-    w->hs = NULL;
-    dijkstra(s->net, s->len, w, dm->src[i], mark_sinks(w, dm, s->net->n, i, NULL));
+    uint32_t n = s->net->n, j0 = dm->off[i], j1 = dm->off[i + 1];
     double a = 0;
-    for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++)
-        a += d[j] * w->dist[dm->dst[j]];
+    if (j1 - j0 == 1) {
+        double exact = bidi_dist(s->net, s->len, w, dm->src[i], dm->dst[j0]);
+        w->dist_b[dm->dst[j0]] = exact; /* kept for the check below */
+        a = d[j0] * exact;
+    } else {
+        ellipse_off(w);
+        dijkstra(s->net, s->len, w, dm->src[i], mark_sinks(w, dm, n, i, NULL));
+        for (uint32_t j = j0; j < j1; j++) {
+            a += d[j] * w->dist[dm->dst[j]];
+            w->dist_b[dm->dst[j]] = w->dist[dm->dst[j]]; /* kept for the check below */
+        }
+    }
+    s->ell_misses[i] = 0;
+    if (s->hops) { /* the ellipse's best, to see whether it still holds the shortest paths */
+        ellipse_on(s, w, i);
+        dijkstra(s->net, s->len, w, dm->src[i], mark_sinks(w, dm, n, i, NULL));
+        for (uint32_t j = j0; j < j1; j++)
+            if (w->dist_b[dm->dst[j]] < w->dist[dm->dst[j]] * (1 - PR_ELLIPSE_MISS))
+                s->ell_misses[i] = 1;
+        ellipse_off(w);
+    }
     return a;
 }
 
@@ -414,7 +463,7 @@ static void route_source(gk *s, uint32_t i, double *alpha_first)
     const tl_tput_net *net = s->net;
     const tl_tput_dem *dm = s->dm;
     sp_ws *w = &s->ws[0];
-    w->hs = NULL;
+    ellipse_off(w);
     uint32_t j0 = dm->off[i], j1 = dm->off[i + 1], src = dm->src[i];
     for (uint32_t j = j0; j < j1; j++)
         s->rem[j] = s->ds[j];
@@ -1046,15 +1095,10 @@ static int pr_search(pr *r, uint32_t b0, uint32_t b1, int k, double slack, tl_er
         sp_ws *w = &s->ws[omp_get_thread_num()];
         pr_buf *o = &r->buf[i - b0];
         o->n_arcs = o->n_paths = 0;
-        uint32_t src = dm->src[i];
-        w->hs = NULL;
-        if (s->hops && dm->off[i + 1] - dm->off[i] == 1) {
-            uint32_t t = dm->dst[dm->off[i]];
-            w->hs = s->hops + (size_t)src * n;
-            w->ht = s->hops + (size_t)t * n;
-            w->hlim = (uint32_t)w->hs[t] + s->hop_slack[i];
-        }
-        dijkstra(s->net, s->len, w, src, mark_sinks(w, dm, n, i, NULL));
+        ellipse_off(w);
+        if (s->hops)
+            ellipse_on(s, w, i);
+        dijkstra(s->net, s->len, w, dm->src[i], mark_sinks(w, dm, n, i, NULL));
         for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++)
             pr_sample(s, w, j, dm->dst[j], k, slack, o);
     }
@@ -1212,16 +1256,10 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
 /* Longest run of phases before giving up on reaching 1 + eps. */
 #define GK_MAX_PHASES 1000000u
 
-/* Hop distances for the ellipse path searches, when most sources have one
- * sink and the n x n table fits the memory limit; NULL otherwise (searches
- * then span the graph). */
-static uint16_t *ellipse_table(const tl_tgraph *g, const tl_tput_dem *dm)
+/* Hop distances for the ellipse path searches, when the n x n table fits
+ * the memory limit; NULL otherwise (searches then span the graph). */
+static uint16_t *ellipse_table(const tl_tgraph *g)
 {
-    uint32_t single = 0;
-    for (uint32_t i = 0; i < dm->n_src; i++)
-        single += dm->off[i + 1] - dm->off[i] == 1;
-    if (2 * (uint64_t)single < dm->n_src)
-        return NULL;
     tl_err quiet;
     tl_err_clear(&quiet);
     return tl_tgraph_distances(g, &quiet);
@@ -1271,7 +1309,7 @@ int tl_throughput_approx_opts(const tl_tgraph *g, const tl_tm *tm, const tl_tput
     /* Few sinks per source: path rerouting (see its section). */
     if (dm.n_pairs <= PR_MAX_SINKS * (size_t)dm.n_src) {
         snprintf(out->method, sizeof out->method, "path-potential");
-        s.hops = ellipse_table(g, &dm);
+        s.hops = ellipse_table(g);
         for (uint32_t i = 0; i < dm.n_src; i++)
             s.hop_slack[i] = PR_HOP_SLACK;
         rc = pr_run(&s, eps, &pr_defaults, PR_MAX_SWEEPS, &lower, &upper, &k_pr, err);
