@@ -1256,13 +1256,18 @@ static int pr_run(gk *s, double eps, const pr_opts *o, uint64_t max_sweeps, doub
 /* Longest run of phases before giving up on reaching 1 + eps. */
 #define GK_MAX_PHASES 1000000u
 
-/* Hop distances for the ellipse path searches, when the n x n table fits
- * the memory limit; NULL otherwise (searches then span the graph). */
-static uint16_t *ellipse_table(const tl_tgraph *g)
+/* Hop distances for the ellipse path searches into *hops, when the n x n
+ * table fits the memory limit; NULL otherwise (searches then span the
+ * graph). Returns 0, or TL_ENOMEM when the table fit the limit but could not
+ * be allocated (a failed allocation fails the call, as everywhere). */
+static int ellipse_table(const tl_tgraph *g, uint16_t **hops, tl_err *err)
 {
     tl_err quiet;
     tl_err_clear(&quiet);
-    return tl_tgraph_distances(g, &quiet);
+    *hops = tl_tgraph_distances(g, &quiet);
+    if (!*hops && quiet.code == TL_ENOMEM)
+        return tl_err_nomem(err);
+    return 0;
 }
 
 int tl_throughput_approx(const tl_tgraph *g, const tl_tm *tm, double eps, tl_tput *out,
@@ -1309,10 +1314,11 @@ int tl_throughput_approx_opts(const tl_tgraph *g, const tl_tm *tm, const tl_tput
     /* Few sinks per source: path rerouting (see its section). */
     if (dm.n_pairs <= PR_MAX_SINKS * (size_t)dm.n_src) {
         snprintf(out->method, sizeof out->method, "path-potential");
-        s.hops = ellipse_table(g);
+        rc = ellipse_table(g, &s.hops, err);
         for (uint32_t i = 0; i < dm.n_src; i++)
             s.hop_slack[i] = PR_HOP_SLACK;
-        rc = pr_run(&s, eps, &pr_defaults, PR_MAX_SWEEPS, &lower, &upper, &k_pr, err);
+        if (!rc)
+            rc = pr_run(&s, eps, &pr_defaults, PR_MAX_SWEEPS, &lower, &upper, &k_pr, err);
         free(s.hops);
         s.hops = NULL;
         if (rc || s.stopped || upper <= lower * (1 + eps))
