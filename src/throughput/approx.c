@@ -32,18 +32,14 @@ typedef struct heap_ent {
 } heap_ent;
 
 /* One thread's shortest-path scratch (all arrays n). Marks are stamps, so a
- * search clears nothing. With hs set, a search only enters nodes v with
- * hs[v] + ht[v] <= hlim (see pr_search). */
+ * search clears nothing. With use_allow set, a search only enters nodes
+ * with allow[v] == allow_stamp: a source's hop ellipse (ellipse_on). */
 typedef struct sp_ws {
     double *dist;
     uint32_t *pred, *done, *seen, *want, *order;
     uint32_t stamp, want_stamp, n_order;
     heap_ent *heap;
     uint32_t heap_n;
-    const uint16_t *hs, *ht;
-    uint32_t hlim;
-    /* a source with several sinks: only nodes with allow[v] == allow_stamp,
-     * the union of its sinks' ellipses (set by ellipse_on) */
     uint32_t *allow, allow_stamp;
     int use_allow;
     /* the backward half of a bidirectional search (bidi_dist) */
@@ -182,8 +178,8 @@ static int gk_should_stop(gk *s, double lower, double upper)
 
 /* Path searches stay inside the hop ellipse hops(s, v) + hops(v, t) <=
  * hops(s, t) + slack of a source's sink (the union over its sinks if it has
- * several): on expanders one ellipse leaves a few hundred of 10,000 nodes. Each source's slack starts at PR_HOP_SLACK
- * and widens by one whenever a dual bound (which searches the whole graph,
+ * several): on expanders one ellipse leaves a few hundred of 10,000 nodes.
+ * Each source's slack starts at PR_HOP_SLACK and widens by one whenever a dual bound (which searches the whole graph,
  * so the bounds stay certified) finds its shortest path under the current
  * lengths outside the ellipse and shorter than any inside it by more than
  * PR_ELLIPSE_MISS: then the ellipse would keep its flow from the optimum
@@ -193,21 +189,14 @@ static int gk_should_stop(gk *s, double lower, double upper)
 #define PR_HOP_SLACK 1u
 #define PR_ELLIPSE_MISS 1e-3
 
-/* Restricts w's next searches from source i to its hop ellipse: the one of a
- * single sink, or the union of its sinks' ellipses (a random matching's 12
- * sinks: a few thousand of 10,000 nodes), marked by a scan of their rows. */
+/* Restricts w's next searches from source i to its hop ellipse, the union
+ * of its sinks' ellipses if it has several, marked by a scan of their rows
+ * of the hop table (n per sink: little beside a search). */
 static void ellipse_on(const gk *s, sp_ws *w, uint32_t i)
 {
     const tl_tput_dem *dm = s->dm;
     uint32_t n = s->net->n, src = dm->src[i];
     const uint16_t *hs = s->hops + (size_t)src * n;
-    if (dm->off[i + 1] - dm->off[i] == 1) {
-        uint32_t t = dm->dst[dm->off[i]];
-        w->hs = hs;
-        w->ht = s->hops + (size_t)t * n;
-        w->hlim = (uint32_t)hs[t] + s->hop_slack[i];
-        return;
-    }
     if (++w->allow_stamp == 0) {
         memset(w->allow, 0, n * sizeof *w->allow);
         w->allow_stamp = 1;
@@ -225,7 +214,6 @@ static void ellipse_on(const gk *s, sp_ws *w, uint32_t i)
 /* Lifts ellipse_on's restriction. */
 static void ellipse_off(sp_ws *w)
 {
-    w->hs = NULL;
     w->use_allow = 0;
 }
 
@@ -271,7 +259,7 @@ static inline heap_ent heap_pop(heap_ent *heap, uint32_t *count)
 
 /* Shortest paths from src under len until n_want nodes marked want_stamp are
  * settled (done[v] == stamp). Fills dist/pred of reached nodes and order
- * (settling order). With w->hs set, only nodes inside the hop ellipse are
+ * (settling order). With w->use_allow set, only nodes inside the hop ellipse are
  * entered. */
 static void dijkstra(const tl_tput_net *net, const double *len, sp_ws *w, uint32_t src,
                      uint32_t n_want)
@@ -284,7 +272,6 @@ static void dijkstra(const tl_tput_net *net, const double *len, sp_ws *w, uint32
         w->stamp = 1;
     }
     uint32_t stamp = w->stamp;
-    const uint16_t *hs = w->hs, *ht = w->ht;
     w->heap_n = 0;
     w->n_order = 0;
     w->seen[src] = stamp;
@@ -303,8 +290,6 @@ static void dijkstra(const tl_tput_net *net, const double *len, sp_ws *w, uint32
         double dv = e.key;
         for (uint32_t a = net->out_off[v]; a < net->out_off[v + 1]; a++) { /* out_arc[a] == a */
             uint32_t x = net->head[a];
-            if (hs && (uint32_t)hs[x] + ht[x] > w->hlim)
-                continue;
             if (w->use_allow && w->allow[x] != w->allow_stamp)
                 continue;
             double nd = dv + len[a];
