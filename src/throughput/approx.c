@@ -179,13 +179,14 @@ static int gk_should_stop(gk *s, double lower, double upper)
 /* Path searches stay inside the hop ellipse hops(s, v) + hops(v, t) <=
  * hops(s, t) + slack of a source's sink (the union over its sinks if it has
  * several): on expanders one ellipse leaves a few hundred of 10,000 nodes.
- * Each source's slack starts at PR_HOP_SLACK and widens by one whenever a dual bound (which searches the whole graph,
- * so the bounds stay certified) finds its shortest path under the current
- * lengths outside the ellipse and shorter than any inside it by more than
- * PR_ELLIPSE_MISS: then the ellipse would keep its flow from the optimum
- * (seen on random graphs with servers on a few switches). The slack is per
- * source: one slack for all widened at every bound on 10,000 switches, where
- * some commodity always misses, and a sweep took 15 s instead of 2.6 s. */
+ * Each source's slack starts at PR_HOP_SLACK and widens by one whenever a
+ * dual bound (which searches the whole graph, so the bounds stay certified)
+ * finds its shortest path under the current lengths outside the ellipse and
+ * shorter than any inside it by more than PR_ELLIPSE_MISS: then the ellipse
+ * would keep its flow from the optimum (seen on random graphs with servers
+ * on a few switches). The slack is per source: one slack for all widened at
+ * every bound on 10,000 switches, where some commodity always misses, and a
+ * sweep took 15 s instead of 2.6 s. */
 #define PR_HOP_SLACK 1u
 #define PR_ELLIPSE_MISS 1e-3
 
