@@ -390,6 +390,26 @@ static double bidi_dist(const tl_tput_net *net, const double *len, sp_ws *w, uin
     return mu;
 }
 
+/* Whether every sink's path in w's last search tree from source i lies in
+ * that sink's hop ellipse: then the ellipse search (which allows at least
+ * that) finds the same distances, and the check below needs no second
+ * search. Costs a walk of each path (most paths of a random matching stay
+ * inside; the second search spans the union of 12 ellipses). */
+static int tree_in_ellipse(const gk *s, const sp_ws *w, uint32_t i)
+{
+    const tl_tput_dem *dm = s->dm;
+    uint32_t n = s->net->n;
+    const uint16_t *hs = s->hops + (size_t)dm->src[i] * n;
+    for (uint32_t j = dm->off[i]; j < dm->off[i + 1]; j++) {
+        uint32_t t = dm->dst[j], lim = (uint32_t)hs[t] + s->hop_slack[i];
+        const uint16_t *ht = s->hops + (size_t)t * n;
+        for (uint32_t v = t; w->pred[v] != UINT32_MAX; v = s->net->tail[w->pred[v]])
+            if ((uint32_t)hs[v] + ht[v] > lim)
+                return 0;
+    }
+    return 1;
+}
+
 /* Exact shortest paths from source i to all its sinks (no hop ellipse) with
  * workspace w: sum_j d_j dist(t_j); bidirectional for a single sink. With a
  * hop table, also whether the ellipse search still finds every sink's
@@ -412,6 +432,8 @@ static double source_alpha(const gk *s, sp_ws *w, uint32_t i, const double *d)
         }
     }
     s->ell_misses[i] = 0;
+    if (s->hops && j1 - j0 > 1 && tree_in_ellipse(s, w, i))
+        return a; /* the ellipse holds the exact paths: its search finds the same */
     if (s->hops) { /* the ellipse's best, to see whether it still holds the shortest paths */
         ellipse_on(s, w, i);
         dijkstra(s->net, s->len, w, dm->src[i], mark_sinks(w, dm, n, i, NULL));
@@ -604,16 +626,14 @@ typedef struct pr_opts {
     double near;      /* bound every dual_every sweeps once upper < lower (1 + near eps) */
     int n_sample0;    /* paths per commodity at the start (ties under hop lengths) */
     int n_sample;     /* paths offered per commodity per sweep */
-    int inner;        /* most path-only passes per sweep: past ~20 a pass gains less than
-                       * the next sweep's search (2,000-switch longest matching: 30 s at 20,
-                       * 46 s at 60; 5,000-switch random matching: 66 s and 96 s) */
+    int inner;        /* most path-only passes per sweep */
     int dual_every;   /* sweeps between dual bounds when near */
     int far_every;    /* sweeps between dual bounds otherwise */
 } pr_opts;
 
 static const pr_opts pr_defaults = {
     .alpha0 = 20, .slack = 0.05, .tol = 1e-6, .raise = 0.5, .stall = 0.02, .near = 3,
-    .n_sample0 = 64, .n_sample = 4, .inner = 20, .dual_every = 3, .far_every = 10,
+    .n_sample0 = 64, .n_sample = 4, .inner = 60, .dual_every = 3, .far_every = 10,
 };
 
 /* Beyond this, exp(alpha x) resolves congestion differences below ~1e-5. */
