@@ -190,6 +190,13 @@ static int gk_should_stop(gk *s, double lower, double upper)
 #define PR_HOP_SLACK 1u
 #define PR_ELLIPSE_MISS 1e-3
 
+/* Whether node v lies in the hop ellipse of a source and sink whose rows
+ * of the hop table are hs and ht, at limit hops(s, t) + slack. */
+static inline int in_ellipse(const uint16_t *hs, const uint16_t *ht, uint32_t v, uint32_t lim)
+{
+    return (uint32_t)hs[v] + ht[v] <= lim;
+}
+
 /* Restricts w's next searches from source i to its hop ellipse, the union
  * of its sinks' ellipses if it has several, marked by a scan of their rows
  * of the hop table (n per sink: little beside a search). */
@@ -206,7 +213,7 @@ static void ellipse_on(const gk *s, sp_ws *w, uint32_t i)
         uint32_t t = dm->dst[j], lim = (uint32_t)hs[t] + s->hop_slack[i];
         const uint16_t *ht = s->hops + (size_t)t * n;
         for (uint32_t v = 0; v < n; v++)
-            if ((uint32_t)hs[v] + ht[v] <= lim)
+            if (in_ellipse(hs, ht, v, lim))
                 w->allow[v] = w->allow_stamp;
     }
     w->use_allow = 1;
@@ -404,7 +411,7 @@ static int tree_in_ellipse(const gk *s, const sp_ws *w, uint32_t i)
         uint32_t t = dm->dst[j], lim = (uint32_t)hs[t] + s->hop_slack[i];
         const uint16_t *ht = s->hops + (size_t)t * n;
         for (uint32_t v = t; w->pred[v] != UINT32_MAX; v = s->net->tail[w->pred[v]])
-            if ((uint32_t)hs[v] + ht[v] > lim)
+            if (!in_ellipse(hs, ht, v, lim))
                 return 0;
     }
     return 1;
@@ -432,9 +439,10 @@ static double source_alpha(const gk *s, sp_ws *w, uint32_t i, const double *d)
         }
     }
     s->ell_misses[i] = 0;
-    if (s->hops && j1 - j0 > 1 && tree_in_ellipse(s, w, i))
-        return a; /* the ellipse holds the exact paths: its search finds the same */
-    if (s->hops) { /* the ellipse's best, to see whether it still holds the shortest paths */
+    /* The ellipse's best, to see whether it still holds the shortest paths;
+     * not needed when the exact tree's paths lie in it (bidi_dist keeps no
+     * tree, so single sinks always search). */
+    if (s->hops && !(j1 - j0 > 1 && tree_in_ellipse(s, w, i))) {
         ellipse_on(s, w, i);
         dijkstra(s->net, s->len, w, dm->src[i], mark_sinks(w, dm, n, i, NULL));
         for (uint32_t j = j0; j < j1; j++)
