@@ -528,8 +528,64 @@ static void direct_port_bounded_by_the_buffer(void **state)
     assert_non_null(s);
     tl_pktsim_set_direct_acks(s, 1);
     assert_int_equal(tl_pktsim_set_direct_port(s, 1, &err), TL_EINVAL);
-    tu_check_err("direct port with PFC", &err, TL_EINVAL, "not with PFC", NULL);
+    tu_check_err("direct port with PFC", &err, TL_EINVAL, "faster than it sends", NULL);
     tl_pktsim_check_invariants(s);
+    tl_pktsim_destroy(s);
+    world_free(&w);
+}
+
+/* With PFC a direct port is allowed where it cannot queue: the 4-to-1
+ * incast over a single spine (one host per leaf, one 100 Gb/s link per
+ * leaf) reaches host 0 by the one spine -> leaf channel, no faster than
+ * leaf -> host 0. There it changes no FCT (DCQCN,
+ * whose CNPs and rate timers would show any shift), and it saves the
+ * arrival events. With HPCC it is refused: it records no INT. */
+static void direct_port_with_pfc_where_it_cannot_queue(void **state)
+{
+    (void)state;
+    const char *json = "{\"topology\": {\"type\": \"leaf_spine\", \"leaves\": 5, \"spines\": "
+                       "1, \"hosts_per_leaf\": 1, \"host_link_bps\": \"100Gbps\", "
+                       "\"fabric_link_bps\": \"100Gbps\"}, \"workload\": {\"flows\": 4, \"classes\": "
+                       "[{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": 300000}, \"spatial\": "
+                       "{\"type\": \"incast\", \"senders\": 4, \"destination\": 0}, "
+                       "\"arrival\": {\"process\": \"simultaneous\"}}]}, \"transport\": {\"cc\": "
+                       "\"%s\"}}";
+    char spec[1024];
+    tl_flow_result r[2][4];
+    uint64_t ev[2];
+    world w;
+    tl_err err;
+    tl_err_clear(&err);
+    snprintf(spec, sizeof spec, json, "dcqcn");
+    tu_world_make(&w, spec);
+    assert_true(tl_params_get(&w.sc.params, "switch.pfc") != 0);
+    assert_int_equal(tl_topo_chan_to(w.topo, 1), 0);
+    for (int direct = 0; direct < 2; direct++) {
+        tl_pktsim *s =
+            tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dcqcn", 1, &err);
+        assert_non_null(s);
+        tl_pktsim_set_direct_acks(s, 1);
+        if (direct)
+            assert_int_equal(tl_pktsim_set_direct_port(s, 1, &err), 0);
+        assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(s, &st);
+        assert_int_equal(st.n_flows_done, 4);
+        assert_true(st.n_cnps > 0); /* the spine's queue marks: DCQCN's loop is busy */
+        ev[direct] = st.n_events;
+        memcpy(r[direct], tl_pktsim_results(s), sizeof r[direct]);
+        tl_pktsim_destroy(s);
+    }
+    if (memcmp(r[0], r[1], sizeof r[0]))
+        fail_msg("a direct port that cannot queue changed an FCT under PFC");
+    assert_true(ev[1] < ev[0]);
+    world_free(&w);
+    snprintf(spec, sizeof spec, json, "hpcc");
+    tu_world_make(&w, spec);
+    tl_pktsim *s = tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "hpcc", 1, &err);
+    assert_non_null(s);
+    assert_int_equal(tl_pktsim_set_direct_port(s, 1, &err), TL_EINVAL);
+    tu_check_err("direct port with PFC and INT", &err, TL_EINVAL, "INT", NULL);
     tl_pktsim_destroy(s);
     world_free(&w);
 }
@@ -852,6 +908,7 @@ int main(void)
         cmocka_unit_test(direct_port_times_a_fifo),
         cmocka_unit_test(direct_through_skips_the_arrival),
         cmocka_unit_test(direct_port_bounded_by_the_buffer),
+        cmocka_unit_test(direct_port_with_pfc_where_it_cannot_queue),
         cmocka_unit_test(ring_keeps_a_flow_behind_a_finished_head),
         cmocka_unit_test(conservation_and_determinism),
         cmocka_unit_test(ecn_marks_where_it_should),

@@ -91,6 +91,12 @@ typedef struct tl_parsimon_stats {
     uint64_t n_samples;         /* delay samples kept (all buckets) */
     double decompose_s, simulate_s, aggregate_s; /* wall time of each phase */
     double max_link_s;          /* the slowest single link simulation (wall) */
+    /* Where the link simulations' work goes, by case (first hop, middle,
+     * last hop) and run (0: the link at its rate; 1: the residual context's
+     * second run, the link fat): thread CPU seconds, data packets simulated
+     * and pktsim events (docs/parsimon.md, "Profile"). */
+    double run_cpu_s[3][2];
+    uint64_t run_pkts[3][2], run_events[3][2];
 } tl_parsimon_stats;
 void tl_parsimon_get_stats(const tl_parsimon *s, tl_parsimon_stats *st);
 

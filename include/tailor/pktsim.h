@@ -203,6 +203,9 @@ void tl_pktsim_flow_cc(const tl_pktsim *s, size_t i, uint64_t *cwnd_bytes, uint6
  * one-BDP window); 0 if its window grows from an initial one (dctcp) or the
  * name is unknown or not implemented. */
 int tl_pktsim_cc_is_line_rate_start(const char *cc);
+/* 1 if the named CC reads INT records (HPCC), or the name is unknown or not
+ * implemented; else 0. */
+int tl_pktsim_cc_uses_int(const char *cc);
 
 /* Per-flow results, indexed like f->v (valid after run). */
 const tl_flow_result *tl_pktsim_results(const tl_pktsim *s);

@@ -159,6 +159,7 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
     tl_routes *lr = NULL;
     tl_pktsim *sim = NULL;
     int rc = 0;
+    double cpu0 = tl_thread_cpu_s();
     if (!(lf.v = malloc(((size_t)n + 1) * sizeof *lf.v))) {
         rc = tl_err_nomem(err);
         goto done;
@@ -234,10 +235,23 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
      * last hop pauses v's ingress once its queue passes the PFC threshold,
      * which a direct port cannot, and it would take whatever the link
      * brings, faster than the destination's (residual) rate, without bound
-     * (docs/parsimon.md, "PFC"). */
-    int is_direct = env->o->is_direct_data && !is_pfc;
+     * (docs/parsimon.md, "PFC"). Unless no destination's link is slower
+     * than the link (the fat links of a first hop) and the CC wants no INT:
+     * fed by the link alone, such a port holds about a packet, so it never
+     * pauses or marks, and a direct port is exact with PFC too
+     * (tl_pktsim_set_direct_port checks). */
+    int is_dst_fast = !tl_pktsim_cc_uses_int(env->cc);
+    for (uint32_t k = 0; k < n_dst; k++)
+        is_dst_fast &= (double)ls->dst.bps[k] >= rate;
+    int is_direct = env->o->is_direct_data && (!is_pfc || is_dst_fast);
     for (uint32_t k = 0; k < n_dst && is_direct; k++)
         if ((rc = tl_pktsim_set_direct_port(sim, 2 * ((kind == 0 ? 0 : n_src) + 1 + k), err)))
+            goto done;
+    /* Destinations' links that queue (with PFC) still need no arrival
+     * event at the destination: only their own packets reach it. */
+    for (uint32_t k = 0; k < n_dst && env->o->is_direct_data && !is_direct; k++)
+        if ((rc = tl_pktsim_set_direct_through(sim, 2 * ((kind == 0 ? 0 : n_src) + 1 + k),
+                                               err)))
             goto done;
     /* the link itself (link n_src in B and C, 0 in A): every flow reaches v
      * over it, and past v (a host in C) only direct ports follow */
@@ -266,6 +280,8 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
     out->n_link_hops += st.n_link_hops;
     out->n_drops += st.n_drops;
     out->n_timeouts += st.n_timeouts;
+    out->n_pkts[is_fat] += st.n_data_pkts;
+    out->n_events[is_fat] += st.n_events;
     goto done;
 fail:
     rc = err && err->code ? err->code : TL_ENOMEM;
@@ -274,6 +290,7 @@ done:
     tl_routes_destroy(lr);
     tl_topo_destroy(lt);
     free(lf.v); /* not tl_flows_fini: lf owns no class names */
+    out->cpu_s[is_fat] += tl_thread_cpu_s() - cpu0;
     return rc;
 }
 

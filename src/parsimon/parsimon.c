@@ -209,6 +209,11 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
         s->st.n_link_hops += outs[j].n_link_hops;
         s->st.n_drops += outs[j].n_drops;
         s->st.n_timeouts += outs[j].n_timeouts;
+        for (int r = 0; r < 2; r++) {
+            s->st.run_cpu_s[outs[j].kind][r] += outs[j].cpu_s[r];
+            s->st.run_pkts[outs[j].kind][r] += outs[j].n_pkts[r];
+            s->st.run_events[outs[j].kind][r] += outs[j].n_events[r];
+        }
         s->st.n_link_flows += s->d.chan_off[jobs[j].chan + 1] - s->d.chan_off[jobs[j].chan];
         if (outs[j].wall_s > s->st.max_link_s)
             s->st.max_link_s = outs[j].wall_s;

@@ -105,6 +105,8 @@ typedef struct ps_link_out {
     int kind;          /* 0 first hop, 1 switch to switch, 2 last hop */
     uint64_t n_link_hops, n_drops, n_timeouts;
     double wall_s;
+    double cpu_s[2];                /* run 0: the link at its rate; 1: the link fat */
+    uint64_t n_pkts[2], n_events[2]; /* data packets and pktsim events of each run */
 } ps_link_out;
 
 /* Simulates channel chan's flows on its link-level topology with pktsim and

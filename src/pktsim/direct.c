@@ -4,6 +4,9 @@
  * queued (tl_pktsim_set_direct_port, _through). A direct port is a port
  * implementation (port.impl) chosen before the run; the core loop only
  * sees the EV_DELIVER events they schedule. */
+#include <math.h>
+#include <stdlib.h>
+
 #include "pktsim_int.h"
 
 /* Data packet i reaches, at time at, the switch whose direct port q leads
@@ -83,15 +86,46 @@ void direct_send_ctrl(tl_pktsim *s, uint32_t i, int64_t now)
 
 void tl_pktsim_set_direct_acks(tl_pktsim *s, int is_on) { s->is_direct_ctrl = is_on != 0; }
 
+/* The summed rates of the distinct channels by which flows reach channel
+ * chan. */
+static double in_rate_bps(const tl_pktsim *s, uint32_t chan)
+{
+    double sum = 0;
+    uint8_t *seen = calloc(s->n_ports, 1);
+    if (!seen)
+        return INFINITY; /* refuse rather than guess */
+    const uint32_t n_sub = s->tp->n_subflows;
+    for (size_t i = 0; i < s->flows->n * n_sub; i++) {
+        const tl_subflow *f = &s->sub[i];
+        for (unsigned h = 1; h < f->hops; h++) {
+            uint32_t in = s->path[f->path_off + h - 1];
+            if (s->path[f->path_off + h] == chan && !seen[in]) {
+                seen[in] = 1;
+                sum += (double)s->ports[in].rate_bps;
+            }
+        }
+    }
+    free(seen);
+    return sum;
+}
+
 int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err)
 {
     if (chan >= s->n_ports || s->node_sw[s->ports[chan].from] == NONE ||
         s->node_sw[s->ports[chan].to] != NONE)
         return tl_err_set(err, TL_EINVAL, "direct port: channel %u is not a switch-to-host link",
                           chan);
-    if (s->is_pfc)
-        return tl_err_set(err, TL_EINVAL, "direct port: channel %u: not with PFC (a direct port "
-                          "cannot pause its upstream)", chan);
+    /* With PFC a direct port is exact only where it could never pause its
+     * upstream: the channels its flows come in by are together no faster
+     * than it (so it holds about a packet, far below any PFC threshold, and
+     * marks nothing), and no INT record is wanted of it. */
+    if (s->is_pfc && (s->services & TL_SVC_INT))
+        return tl_err_set(err, TL_EINVAL, "direct port: channel %u: not with PFC and INT (a "
+                          "direct port records no INT)", chan);
+    if (s->is_pfc && in_rate_bps(s, chan) > (double)s->ports[chan].rate_bps)
+        return tl_err_set(err, TL_EINVAL, "direct port: channel %u: not with PFC where its "
+                          "flows come in faster than it sends (it could queue, and a direct "
+                          "port cannot pause its upstream)", chan);
     s->ports[chan].impl = PORT_DIRECT;
     return 0;
 }
