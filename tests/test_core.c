@@ -55,6 +55,53 @@ static void heap_orders_by_time_then_insertion(void **state)
     tl_heap_fini(&h);
 }
 
+/* Two heaps sharing one seq (tl_heap_take_seq, tl_heap_push_seq), popped
+ * by tl_event_before, give the events in exactly the order one heap would:
+ * pktsim keeps its timers apart on this. Times repeat, so ties must break
+ * by seq across the heaps. */
+static void split_heaps_keep_one_order(void **state)
+{
+    (void)state;
+    tl_heap one, a, b;
+    assert_int_equal(tl_heap_init(&one, 4, NULL), 0);
+    assert_int_equal(tl_heap_init(&a, 4, NULL), 0);
+    assert_int_equal(tl_heap_init(&b, 4, NULL), 0);
+    uint64_t x = 12345;
+    int n_b = 0;
+    for (uint32_t i = 0; i < 3000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        int64_t t = (int64_t)((x >> 33) % 50); /* many equal times */
+        uint64_t s1 = tl_heap_push(&one, t, i, 0, 0);
+        uint64_t s2;
+        if ((x >> 20) & 1) {
+            s2 = tl_heap_push_seq(&b, t, tl_heap_take_seq(&a), i, 0, 0);
+            n_b++;
+        } else {
+            s2 = tl_heap_push(&a, t, i, 0, 0);
+        }
+        assert_true(s1 == s2);
+        if (i % 7 == 6) { /* pop some as we go, as a simulation does */
+            tl_event e1, e2;
+            const tl_event *pa = tl_heap_peek(&a), *pb = tl_heap_peek(&b);
+            tl_heap *from = pb && (!pa || tl_event_before(pb, pa)) ? &b : &a;
+            assert_int_equal(tl_heap_pop(&one, &e1), 1);
+            assert_int_equal(tl_heap_pop(from, &e2), 1);
+            assert_true(e1.seq == e2.seq && e1.target == e2.target && e1.t_ps == e2.t_ps);
+        }
+    }
+    assert_true(n_b > 1000 && n_b < 2000);
+    tl_event e1, e2;
+    while (tl_heap_pop(&one, &e1)) {
+        const tl_event *pa = tl_heap_peek(&a), *pb = tl_heap_peek(&b);
+        tl_heap *from = pb && (!pa || tl_event_before(pb, pa)) ? &b : &a;
+        assert_int_equal(tl_heap_pop(from, &e2), 1);
+        assert_true(e1.seq == e2.seq && e1.target == e2.target);
+    }
+    assert_null(tl_heap_peek(&a));
+    assert_null(tl_heap_peek(&b));
+    tl_heap_fini(&one), tl_heap_fini(&a), tl_heap_fini(&b);
+}
+
 static void heap_ties_are_fifo(void **state)
 {
     tl_heap h;
@@ -447,6 +494,7 @@ int main(void)
         cmocka_unit_test(heap_orders_by_time_then_insertion),
         cmocka_unit_test(buffers_round_trip), cmocka_unit_test(fanout_times_each_job),
         cmocka_unit_test(heap_ties_are_fifo),
+        cmocka_unit_test(split_heaps_keep_one_order),
         cmocka_unit_test(pool_reuses_and_bounds),
         cmocka_unit_test(rng_streams_are_deterministic_and_distinct),
         cmocka_unit_test(quantiles_exact_and_sketch),

@@ -38,6 +38,19 @@ void tl_heap_fini(tl_heap *h);
  * start at 1, so 0 never names an event). O(log4 n). */
 uint64_t tl_heap_push(tl_heap *h, int64_t t_ps, uint32_t target, uint16_t kind, uint16_t aux);
 
+/* The same with seq given (a seq taken from another heap with
+ * tl_heap_take_seq, so that two heaps hold one (t_ps, seq) order: a
+ * simulator keeps its many long timers apart, and its busy heap shallow).
+ * Returns seq, or 0 when growth failed. */
+uint64_t tl_heap_push_seq(tl_heap *h, int64_t t_ps, uint64_t seq, uint32_t target, uint16_t kind,
+                          uint16_t aux);
+/* A fresh seq of h's, for an event pushed elsewhere. */
+static inline uint64_t tl_heap_take_seq(tl_heap *h) { return h->next_seq++; }
+/* 1 if event a comes before event b: (t_ps, seq) order. */
+static inline int tl_event_before(const tl_event *a, const tl_event *b)
+{
+    return a->t_ps < b->t_ps || (a->t_ps == b->t_ps && a->seq < b->seq);
+}
 /* Removes the earliest event into *out; returns 0 if the heap was empty. O(log4 n). */
 int tl_heap_pop(tl_heap *h, tl_event *out);
 

@@ -39,6 +39,12 @@ void tl_heap_fini(tl_heap *h)
 
 uint64_t tl_heap_push(tl_heap *h, int64_t t_ps, uint32_t target, uint16_t kind, uint16_t aux)
 {
+    return tl_heap_push_seq(h, t_ps, h->next_seq, target, kind, aux);
+}
+
+uint64_t tl_heap_push_seq(tl_heap *h, int64_t t_ps, uint64_t seq, uint32_t target, uint16_t kind,
+                          uint16_t aux)
+{
     if (h->n == h->cap) {
         tl_event *bigger = realloc(h->ev, 2 * h->cap * sizeof *h->ev);
         if (!bigger)
@@ -46,7 +52,9 @@ uint64_t tl_heap_push(tl_heap *h, int64_t t_ps, uint32_t target, uint16_t kind, 
         h->ev = bigger;
         h->cap *= 2;
     }
-    tl_event e = {.t_ps = t_ps, .seq = h->next_seq++, .target = target, .kind = kind, .aux = aux};
+    tl_event e = {.t_ps = t_ps, .seq = seq, .target = target, .kind = kind, .aux = aux};
+    if (seq >= h->next_seq)
+        h->next_seq = seq + 1;
     size_t i = h->n++;
     while (i > 0) {
         size_t parent = (i - 1) / 4;

@@ -50,12 +50,17 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
     tl_event e;
     uint64_t next_report = 1u << 20;
     while (s->st.n_flows_done + s->n_unreachable < n || until_ps < 0) {
-        const tl_event *top = tl_heap_peek(&s->heap);
+        const tl_event *top = tl_heap_peek(&s->heap), *timer = tl_heap_peek(&s->timers);
+        tl_heap *from = &s->heap;
+        if (timer && (!top || tl_event_before(timer, top))) {
+            top = timer;
+            from = &s->timers;
+        }
         if (!top || (until_ps > 0 && top->t_ps > until_ps))
             break;
-        if (s->heap.n > s->st.max_pending_events)
-            s->st.max_pending_events = s->heap.n;
-        tl_heap_pop(&s->heap, &e);
+        if (s->heap.n + s->timers.n > s->st.max_pending_events)
+            s->st.max_pending_events = s->heap.n + s->timers.n;
+        tl_heap_pop(from, &e);
         assert(e.t_ps >= s->st.now_ps);
         s->st.now_ps = e.t_ps;
         s->st.n_events++;
@@ -356,6 +361,7 @@ void tl_pktsim_destroy(tl_pktsim *s)
     route_free(s);
     tl_params_fini(&s->params);
     tl_heap_fini(&s->heap);
+    tl_heap_fini(&s->timers);
     tl_pool_fini(&s->pkts);
     tl_pool_fini(&s->ints);
     free(s);
@@ -509,7 +515,7 @@ tl_pktsim *tl_pktsim_create_opts(const tl_topo *t, const tl_routes *r, const tl_
     else if (tl_fabric_ref_of(t, (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES), &s->fabric, err))
         goto fail;
     tl_rng_init(&s->rng, seed, "pktsim", 0);
-    if (tl_heap_init(&s->heap, 1024, err) ||
+    if (tl_heap_init(&s->heap, 1024, err) || tl_heap_init(&s->timers, 1024, err) ||
         tl_pool_init(&s->pkts, sizeof(pkt), 4096, UINT32_MAX - 1, err) ||
         tl_pool_init(&s->ints, sizeof(int_block), (s->services & TL_SVC_INT) ? 4096 : 1,
                      UINT32_MAX - 1, err) ||
