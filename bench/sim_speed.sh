@@ -4,9 +4,11 @@
 # a line-rate start, pktsim on one core, Parsimon without clustering on all
 # cores, one after the other in the same run so the ratios share the
 # machine's state. Prints one markdown row per CC: CPU seconds (user + sys)
-# of each, the CPU and wall ratios, and Parsimon's own profile line (CPU by
-# case and run, data packets simulated, events per packet; docs/parsimon.md,
-# "Profile").
+# of each, the CPU and wall ratios, the ratio of their events (which the
+# machine's load does not move: on this shared machine CPU times of the
+# same binary vary by a quarter from minute to minute), and Parsimon's own
+# profile line on stderr (CPU by case and run, data packets simulated,
+# events per packet; docs/parsimon.md, "Profile").
 #
 #   bench/sim_speed.sh [BUILD [OLD_BUILD]]     (default BUILD: build)
 #
@@ -33,13 +35,15 @@ cpu_of() {
     awk '{ printf "%.1f %.1f\n", $1 + $2, $3 }' "$dir/time"
 }
 
-echo "| CC | pktsim CPU | Parsimon CPU${old:+ (old)} | CPU / pktsim | Parsimon wall | wall / pktsim |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| CC | pktsim CPU | Parsimon CPU${old:+ (old)} | CPU / pktsim | Parsimon wall | wall / pktsim |" \
+    "events / pktsim's |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for cc in $ccs; do
     sed -e "s/\"cc\": \"dctcp-rate\"/\"cc\": \"$cc\"/" -e "s/\"flows\": 200000/\"flows\": $flows/" \
         examples/default.json >"$dir/$cc.json"
     read -r pk_cpu pk_wall < <(cpu_of "$build/tailor" "$dir/$cc.json" --engine pktsim \
         -o "$dir/pk" --quiet)
+    pk_ev=$(sed -n 's/.* \([0-9]*\) events,.*/\1/p' "$dir/report" | head -1)
     old_cpu=""
     if [ -n "$old" ]; then
         read -r old_cpu _ < <(cpu_of "$old/tailor" "$dir/$cc.json" --engine parsimon -o "$dir/po")
@@ -47,10 +51,11 @@ for cc in $ccs; do
     read -r ps_cpu ps_wall < <(cpu_of "$build/tailor" "$dir/$cc.json" --engine parsimon \
         -o "$dir/ps")
     profile=$(grep "^link simulations' CPU" "$dir/report" || true)
+    ps_ev=$(echo "$profile" | sed -n 's/.* \([0-9.]*\)M events in all.*/\1/p')
     awk -v cc="$cc" -v pc="$pk_cpu" -v pw="$pk_wall" -v sc="$ps_cpu" -v sw="$ps_wall" \
-        -v oc="$old_cpu" 'BEGIN {
+        -v oc="$old_cpu" -v pe="$pk_ev" -v se="$ps_ev" 'BEGIN {
         o = oc == "" ? "" : sprintf(" (%.1f s, new / old %.2f)", oc, sc / oc)
-        printf "| %s | %.1f s | %.1f s%s | %.2f | %.1f s | %.2f |\n", cc, pc, sc, o, sc / pc, sw,
-               sw / pw }'
+        printf "| %s | %.1f s | %.1f s%s | %.2f | %.1f s | %.2f | %.2f |\n", cc, pc, sc, o,
+               sc / pc, sw, sw / pw, (pe > 0 ? se * 1e6 / pe : 0) }'
     [ -n "$profile" ] && echo "  $cc: $profile" >&2
 done

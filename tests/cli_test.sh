@@ -224,6 +224,8 @@ check "flowsim reports its work per event" grep -q "links and .* flows refilled 
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps1" --engine parsimon --threads 1 >"$tmp/psout"
 check "parsimon run exits 0" test $? -eq 0
 check "parsimon reports its links" grep -q "^parsimon: 16 flows, .* busy links" "$tmp/psout"
+# the profile line: CPU, packets and events per packet of each case's runs
+check "parsimon profiles its link simulations" grep -q "^link simulations' CPU .*: first hop [0-9.]* s ([0-9.]*M, [1-9][0-9.]*); middle .*; last hop .* [0-9.]*M events in all" "$tmp/psout"
 check "parsimon writes the common results" test -s "$tmp/runps1/fct.csv" -a -s "$tmp/runps1/summary.json"
 check "parsimon summary names its engine" grep -q '"engine": "parsimon"' "$tmp/runps1/summary.json"
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runps2" --engine parsimon --threads 2 --quiet >/dev/null

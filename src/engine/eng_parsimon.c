@@ -78,7 +78,7 @@ static void report(const tl_engine *e, char *buf, size_t n)
      * per case, the run with the link at its rate, then (+) the residual
      * context's run with it fat. */
     static const char *const name[3] = {"first hop ", "middle ", "last hop "};
-    double all = 0;
+    double all = 0, events = 0;
     size_t k = strlen(buf);
     k += (size_t)snprintf(buf + k, k < n ? n - k : 0,
                           "\nlink simulations' CPU (data packets simulated, events per packet):");
@@ -88,12 +88,13 @@ static void report(const tl_engine *e, char *buf, size_t n)
                 continue;
             double pk = (double)st.run_pkts[c][r];
             all += st.run_cpu_s[c][r];
+            events += (double)st.run_events[c][r];
             k += (size_t)snprintf(buf + k, k < n ? n - k : 0, "%s%s%.2f s (%.1fM, %.2f)",
                                   r ? " + " : c ? "; " : " ", r ? "" : name[c],
                                   st.run_cpu_s[c][r], pk * 1e-6,
                                   pk > 0 ? (double)st.run_events[c][r] / pk : 0.0);
         }
-    snprintf(buf + k, k < n ? n - k : 0, "; %.2f s in all", all);
+    snprintf(buf + k, k < n ? n - k : 0, "; %.2f s and %.1fM events in all", all, events * 1e-6);
 }
 
 const tl_engine_ops tl_engine_parsimon = {
