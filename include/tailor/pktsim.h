@@ -176,6 +176,9 @@ void tl_pktsim_set_direct_acks(tl_pktsim *s, int is_on);
  * event, drop, PFC or INT record happens on chan. Saves one event per packet.
  * EINVAL if chan is not a switch-to-host channel. */
 int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err);
+/* 0 if tl_pktsim_set_direct_port would take chan, else its error (EINVAL),
+ * without setting anything. */
+int tl_pktsim_can_direct_port(const tl_pktsim *s, uint32_t chan, tl_err *err);
 
 /* Direct through (for the link itself in Parsimon's link-level topologies):
  * while direct ACKs are on, a data packet that starts its transmission on
@@ -203,9 +206,6 @@ void tl_pktsim_flow_cc(const tl_pktsim *s, size_t i, uint64_t *cwnd_bytes, uint6
  * one-BDP window); 0 if its window grows from an initial one (dctcp) or the
  * name is unknown or not implemented. */
 int tl_pktsim_cc_is_line_rate_start(const char *cc);
-/* 1 if the named CC reads INT records (HPCC), or the name is unknown or not
- * implemented; else 0. */
-int tl_pktsim_cc_uses_int(const char *cc);
 
 /* Per-flow results, indexed like f->v (valid after run). */
 const tl_flow_result *tl_pktsim_results(const tl_pktsim *s);

@@ -226,9 +226,9 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
      * nic.rto_lossless_ps (67 ms): its round trips are not the network's
      * (the other hops are residual rates, a slow destination's queue pauses
      * the whole link), so the 1 ms RTO fired where the truth had no
-     * timeout and fed on itself (docs/parsimon.md, "PFC"). */
-    int is_pfc = tl_knob(env->p, TL_K_SW_PFC) != 0;
-    /* v -> destinations: links id_d0 - 1 + k (after the n_src source links in
+     * timeout and fed on itself (docs/parsimon.md, "PFC"); pktsim does so
+     * by itself.
+     * v -> destinations: links id_d0 - 1 + k (after the n_src source links in
      * B and C, the u -> v link, and none before the fat links in A). A
      * context link queues, but as a FIFO that marks by its backlog, which a
      * direct port computes without events. Not with PFC: there the real
@@ -238,20 +238,18 @@ static int run_once(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *ex
      * (docs/parsimon.md, "PFC"). Unless no destination's link is slower
      * than the link (the fat links of a first hop) and the CC wants no INT:
      * fed by the link alone, such a port holds about a packet, so it never
-     * pauses or marks, and a direct port is exact with PFC too
-     * (tl_pktsim_set_direct_port checks). */
-    int is_dst_fast = !tl_pktsim_cc_uses_int(env->cc);
-    for (uint32_t k = 0; k < n_dst; k++)
-        is_dst_fast &= (double)ls->dst.bps[k] >= rate;
-    int is_direct = env->o->is_direct_data && (!is_pfc || is_dst_fast);
+     * pauses or marks, and a direct port is exact with PFC too. pktsim
+     * knows that rule (tl_pktsim_can_direct_port); all or none are direct,
+     * as the link's direct through needs. */
+    const uint32_t dst_chan0 = 2 * ((kind == 0 ? 0 : n_src) + 1); /* then + 2 k */
+    int is_direct = env->o->is_direct_data;
     for (uint32_t k = 0; k < n_dst && is_direct; k++)
-        if ((rc = tl_pktsim_set_direct_port(sim, 2 * ((kind == 0 ? 0 : n_src) + 1 + k), err)))
-            goto done;
+        is_direct = !tl_pktsim_can_direct_port(sim, dst_chan0 + 2 * k, NULL);
     /* Destinations' links that queue (with PFC) still need no arrival
      * event at the destination: only their own packets reach it. */
-    for (uint32_t k = 0; k < n_dst && env->o->is_direct_data && !is_direct; k++)
-        if ((rc = tl_pktsim_set_direct_through(sim, 2 * ((kind == 0 ? 0 : n_src) + 1 + k),
-                                               err)))
+    for (uint32_t k = 0; k < n_dst && env->o->is_direct_data; k++)
+        if ((rc = is_direct ? tl_pktsim_set_direct_port(sim, dst_chan0 + 2 * k, err)
+                            : tl_pktsim_set_direct_through(sim, dst_chan0 + 2 * k, err)))
             goto done;
     /* the link itself (link n_src in B and C, 0 in A): every flow reaches v
      * over it, and past v (a host in C) only direct ports follow */

@@ -109,7 +109,7 @@ static double in_rate_bps(const tl_pktsim *s, uint32_t chan)
     return sum;
 }
 
-int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err)
+int tl_pktsim_can_direct_port(const tl_pktsim *s, uint32_t chan, tl_err *err)
 {
     if (chan >= s->n_ports || s->node_sw[s->ports[chan].from] == NONE ||
         s->node_sw[s->ports[chan].to] != NONE)
@@ -126,8 +126,15 @@ int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err)
         return tl_err_set(err, TL_EINVAL, "direct port: channel %u: not with PFC where its "
                           "flows come in faster than it sends (it could queue, and a direct "
                           "port cannot pause its upstream)", chan);
-    s->ports[chan].impl = PORT_DIRECT;
     return 0;
+}
+
+int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err)
+{
+    int rc = tl_pktsim_can_direct_port(s, chan, err);
+    if (!rc)
+        s->ports[chan].impl = PORT_DIRECT;
+    return rc;
 }
 
 int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err)

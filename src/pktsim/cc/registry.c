@@ -84,12 +84,6 @@ int tl_pktsim_cc_is_line_rate_start(const char *cc)
     return d && d->ops && !d->is_ramp;
 }
 
-int tl_pktsim_cc_uses_int(const char *cc)
-{
-    const tl_cc_desc *d = tl_cc_lookup(cc);
-    return !d || !d->ops || d->ops->uses_int;
-}
-
 int tl_cc_reads_group(const tl_cc_desc *d, const char *knob)
 {
     size_t n = strcspn(knob, ".");
