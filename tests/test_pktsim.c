@@ -590,6 +590,90 @@ static void direct_port_with_pfc_where_it_cannot_queue(void **state)
     world_free(&w);
 }
 
+/* A watched direct port (tl_pktsim_set_direct_port_watched) where flows
+ * come in four times faster than it sends, under DCQCN and PFC: while its
+ * switch would not pause, it is the queue it stands for, byte for byte
+ * with step marking (no random draw whose order could differ), with fewer
+ * events, arrivals at the switch as events or through the spine's link;
+ * where the queue would pause, the run stops with TL_EPAUSE. */
+static void watched_direct_port_is_the_queue_until_it_would_pause(void **state)
+{
+    (void)state;
+    const char *spec = "{\"topology\": {\"type\": \"leaf_spine\", \"leaves\": 5, \"spines\": "
+                       "1, \"hosts_per_leaf\": 1, \"host_link_bps\": \"25Gbps\", "
+                       "\"fabric_link_bps\": \"100Gbps\"}, \"workload\": {\"flows\": 4, "
+                       "\"classes\": [{\"sizes\": {\"dist\": \"fixed\", \"mean_bytes\": "
+                       "300000}, \"spatial\": {\"type\": \"incast\", \"senders\": 4, "
+                       "\"destination\": 0}, \"arrival\": {\"process\": \"simultaneous\"}}]}, "
+                       "\"transport\": {\"cc\": \"dcqcn\"}}";
+    world w;
+    tl_err err;
+    tl_err_clear(&err);
+    tu_world_make(&w, spec);
+    assert_true(tl_params_get(&w.sc.params, "switch.pfc") != 0);
+    tl_params_set(&w.sc.params, "switch.kmax_bytes_per_gbps",
+                  tl_params_get(&w.sc.params, "switch.kmin_bytes_per_gbps"), NULL);
+    tl_params_set(&w.sc.params, "switch.pfc_shift", 0, NULL); /* fixed thresholds, set below */
+    uint32_t leaf = tl_topo_chan_from(w.topo, 1), in = UINT32_MAX;
+    assert_int_equal(tl_topo_chan_to(w.topo, 1), 0);
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(w.topo); c++)
+        if (tl_topo_chan_to(w.topo, c) == leaf && tl_topo_node(w.topo, tl_topo_chan_from(w.topo, c))
+                                                          ->kind == TL_NODE_SWITCH)
+            in = c;
+    assert_int_not_equal(in, UINT32_MAX);
+    tl_flow_result r[3][4];
+    uint64_t ev[3], marks[3];
+    for (int high = 1; high >= 0; high--) { /* PFC thresholds out of reach, then the preset's */
+        if (high) {
+            tl_params_set(&w.sc.params, "switch.pfc_xoff_bytes", 4e6, NULL);
+            tl_params_set(&w.sc.params, "switch.pfc_xon_bytes", 3e6, NULL);
+        } else {
+            tl_params_set(&w.sc.params, "switch.pfc_xoff_bytes", 1e5, NULL);
+            tl_params_set(&w.sc.params, "switch.pfc_xon_bytes", 8e4, NULL);
+        }
+        for (int mode = 0; mode < 3; mode++) { /* queue; watched; watched, through */
+            tl_pktsim *s =
+                tl_pktsim_create(w.topo, w.routes, &w.flows, &w.sc.params, "dcqcn", 1, &err);
+            assert_non_null(s);
+            tl_pktsim_set_direct_acks(s, 1);
+            if (mode)
+                assert_int_equal(tl_pktsim_set_direct_port_watched(s, 1, &err), 0);
+            if (mode == 2)
+                assert_int_equal(tl_pktsim_set_direct_through(s, in, &err), 0);
+            int rc = tl_pktsim_run(s, 0, NULL, &err);
+            tl_pktsim_stats st;
+            tl_pktsim_get_stats(s, &st);
+            if (!high && mode) {
+                assert_int_equal(rc, TL_EPAUSE);
+                tu_check_err("watched direct port", &err, TL_EPAUSE, "would pause", NULL);
+                tl_pktsim_destroy(s);
+                continue;
+            }
+            assert_int_equal(rc, 0);
+            assert_int_equal(st.n_flows_done, 4);
+            tl_port_stats ps;
+            tl_pktsim_port_stats(s, in, &ps);
+            if (!high) /* the queue does pause there */
+                assert_true(ps.n_pauses > 0);
+            else
+                assert_int_equal(ps.n_pauses, 0);
+            ev[mode] = st.n_events;
+            marks[mode] = st.n_marks;
+            memcpy(r[mode], tl_pktsim_results(s), sizeof r[mode]);
+            tl_pktsim_destroy(s);
+        }
+        if (!high)
+            break;
+        assert_true(marks[0] > 100); /* the leaf's queue marks: DCQCN's loop is busy */
+        for (int mode = 1; mode < 3; mode++) {
+            if (memcmp(r[0], r[mode], sizeof r[0]) || marks[mode] != marks[0])
+                fail_msg("mode %d: a watched direct port changed an FCT or a mark", mode);
+            assert_true(ev[mode] < ev[mode - 1]);
+        }
+    }
+    world_free(&w);
+}
+
 typedef struct knob_probe {
     int64_t change_at_ps;
     uint64_t marks_before, marks_at_change;
@@ -909,6 +993,7 @@ int main(void)
         cmocka_unit_test(direct_through_skips_the_arrival),
         cmocka_unit_test(direct_port_bounded_by_the_buffer),
         cmocka_unit_test(direct_port_with_pfc_where_it_cannot_queue),
+        cmocka_unit_test(watched_direct_port_is_the_queue_until_it_would_pause),
         cmocka_unit_test(ring_keeps_a_flow_behind_a_finished_head),
         cmocka_unit_test(conservation_and_determinism),
         cmocka_unit_test(ecn_marks_where_it_should),

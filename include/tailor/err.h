@@ -12,6 +12,7 @@ enum {
     TL_EIO = -4,    /* file could not be opened, read or written */
     TL_EINVAL = -5, /* inconsistent request (e.g. matrix larger than topology) */
     TL_ESTOP = -6,  /* another MPI rank ended the job (tailor/dist.h) */
+    TL_EPAUSE = -7, /* a watched direct port would have paused its upstream (tailor/pktsim.h) */
 };
 
 typedef struct tl_err {

@@ -97,6 +97,10 @@ typedef struct tl_parsimon_stats {
      * and pktsim events (docs/parsimon.md, "Profile"). */
     double run_cpu_s[3][2];
     uint64_t run_pkts[3][2], run_events[3][2];
+    /* Runs whose watched destination links would have paused the link
+     * (PFC), run again with them as queues; their first try's CPU and
+     * events count above. */
+    uint32_t n_requeued;
 } tl_parsimon_stats;
 void tl_parsimon_get_stats(const tl_parsimon *s, tl_parsimon_stats *st);
 

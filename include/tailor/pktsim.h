@@ -179,6 +179,16 @@ int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err);
 /* 0 if tl_pktsim_set_direct_port would take chan, else its error (EINVAL),
  * without setting anything. */
 int tl_pktsim_can_direct_port(const tl_pktsim *s, uint32_t chan, tl_err *err);
+/* As tl_pktsim_set_direct_port, also where chan could queue under PFC
+ * (not with INT): the direct ports set so at a switch are watched, and the
+ * run stops with TL_EPAUSE the moment they would together hold more than
+ * the PFC threshold of a packet's ingress channel, where queues would have
+ * paused it. Until then no PAUSE would have been sent, so the run is the
+ * one with queues but for the direct port's marking (its backlog stands
+ * for the queue); after TL_EPAUSE the caller runs it again with queues
+ * (Parsimon does, docs/parsimon.md). Without PFC the same as
+ * tl_pktsim_set_direct_port. */
+int tl_pktsim_set_direct_port_watched(tl_pktsim *s, uint32_t chan, tl_err *err);
 
 /* Direct through (for the link itself in Parsimon's link-level topologies):
  * while direct ACKs are on, a data packet that starts its transmission on

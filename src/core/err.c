@@ -81,6 +81,7 @@ const char *tl_err_code_name(int code)
     case TL_EIO: return "I/O error";
     case TL_EINVAL: return "invalid request";
     case TL_ESTOP: return "stopped by another rank";
+    case TL_EPAUSE: return "a direct port would have paused";
     default: return "unknown error";
     }
 }

@@ -94,7 +94,11 @@ static void report(const tl_engine *e, char *buf, size_t n)
                                   st.run_cpu_s[c][r], pk * 1e-6,
                                   pk > 0 ? (double)st.run_events[c][r] / pk : 0.0);
         }
-    snprintf(buf + k, k < n ? n - k : 0, "; %.2f s and %.1fM events in all", all, events * 1e-6);
+    k += (size_t)snprintf(buf + k, k < n ? n - k : 0, "; %.2f s and %.1fM events in all", all,
+                          events * 1e-6);
+    if (st.n_requeued)
+        snprintf(buf + k, k < n ? n - k : 0, "; %u runs again with queues (PFC)",
+                 st.n_requeued);
 }
 
 const tl_engine_ops tl_engine_parsimon = {

@@ -107,6 +107,7 @@ typedef struct ps_link_out {
     double wall_s;
     double cpu_s[2];                /* run 0: the link at its rate; 1: the link fat */
     uint64_t n_pkts[2], n_events[2]; /* data packets and pktsim events of each run */
+    uint32_t n_requeued; /* 1 if the runs went again with queues (PFC would pause past v) */
 } ps_link_out;
 
 /* Simulates channel chan's flows on its link-level topology with pktsim and

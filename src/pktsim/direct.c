@@ -9,6 +9,148 @@
 
 #include "pktsim_int.h"
 
+/* Bytes still to leave direct port q at time at: its FIFO's backlog. */
+static inline uint64_t backlog_at(const port *q, int64_t at)
+{
+    if (q->busy_until_ps <= at)
+        return 0;
+    return (uint64_t)((double)(q->busy_until_ps - at) * (double)q->rate_bps / 8e12);
+}
+
+/* Whether the watched direct ports of q's switch, now that q holds backlog
+ * bytes at time at, hold more than the PFC threshold of ingress channel in
+ * (or more than the buffer): where queues would have paused it or dropped
+ * (tl_pktsim_set_direct_port_watched). The sum kept is each port's backlog
+ * when it last took a packet, which only drains meanwhile, so it bounds
+ * what they hold from above; only past the threshold is it worked out
+ * again, from the other ports' backlogs at time at, which count the packet
+ * on their wire as a queue's would not: the run stops a little early
+ * rather than late. */
+static int watch_pauses(tl_pktsim *s, port *q, const port *in, int64_t at, uint64_t backlog)
+{
+    uint64_t *held = &s->sw_watch[q->sw];
+    *held = *held - q->watch_bytes + backlog;
+    q->watch_bytes = backlog;
+    if (!swmem_would_pause(s, in, q->sw, *held))
+        return 0;
+    uint64_t exact = 0;
+    for (uint32_t c = 0; c < s->n_ports; c++) {
+        port *r = &s->ports[c];
+        if (r->is_watched && r->sw == q->sw) {
+            if (r != q)
+                r->watch_bytes = backlog_at(r, at);
+            exact += r->watch_bytes;
+        }
+    }
+    *held = exact;
+    if (!swmem_would_pause(s, in, q->sw, exact))
+        return 0;
+    tl_err_set(&s->sticky, TL_EPAUSE,
+               "direct port %u: its switch would pause channel %u at %.3f us (%llu bytes held)",
+               (unsigned)(q - s->ports), (unsigned)(in - s->ports), (double)at * 1e-6,
+               (unsigned long long)exact);
+    return 1;
+}
+
+/* Hands the packet of entry x to its destination, marked by q's dequeue
+ * policy against the behind bytes that came after it by its start. */
+static void fifo_release(tl_pktsim *s, port *q, const dfifo_ent *x, uint64_t behind)
+{
+    if (q->qp->on_dequeue(q->qp_state, behind, x->bytes, x->start_ps, &s->rng))
+        port_mark(s, q, P(s, x->pkt));
+    ep_deliver(s, x->pkt, x->end_ps + q->prop_ps);
+}
+
+/* Releases q's pending packets that start before t. Every packet that came
+ * since a pending one did so by its start (else it was released then), so
+ * the bytes that came after it are those it leaves behind. A packet that
+ * comes at the very time another starts is not behind it: pktsim's queue
+ * takes the transmit-done first (armed a packet earlier, where the ring
+ * schedules a back-to-back arrival only when the one before it lands). */
+static void fifo_settle(tl_pktsim *s, port *q, int64_t t)
+{
+    dfifo *f = q->fifo;
+    while (f->n_pending) {
+        const dfifo_ent *x = &f->e[(f->head + f->n - f->n_pending) & (f->cap - 1)];
+        if (x->start_ps >= t)
+            return;
+        f->n_pending--;
+        fifo_release(s, q, x, f->cum_bytes - x->cum_bytes);
+    }
+}
+
+/* A pending packet's start has come: the packets that come to q by then
+ * have (they cross at their start on the link, before they come). */
+void direct_on_settle(tl_pktsim *s, port *q, int64_t now)
+{
+    dfifo *f = q->fifo;
+    f->is_settle_armed = 0;
+    fifo_settle(s, q, now + 1);
+    if (f->n_pending) {
+        f->is_settle_armed = 1;
+        push(s, f->e[(f->head + f->n - f->n_pending) & (f->cap - 1)].start_ps,
+             (uint32_t)(q - s->ports), EV_DIRECT_SETTLE, 0);
+    }
+}
+
+/* Appends x to f's ring (doubled when full); 0, or the failure. */
+static int fifo_push(tl_pktsim *s, dfifo *f, dfifo_ent x)
+{
+    if (f->n == f->cap) {
+        uint32_t ncap = f->cap ? 2 * f->cap : 16;
+        dfifo_ent *e = malloc(ncap * sizeof *e);
+        if (!e)
+            return pktsim_fail_nomem(s);
+        for (uint32_t j = 0; j < f->n; j++)
+            e[j] = f->e[(f->head + j) & (f->cap - 1)];
+        free(f->e);
+        f->e = e;
+        f->head = 0;
+        f->cap = ncap;
+    }
+    f->e[(f->head + f->n++) & (f->cap - 1)] = x;
+    return 0;
+}
+
+/* Data packet i comes, at time at, to watched direct port q: timed as a
+ * FIFO and marked as the queue would mark it. Packets come in the order of
+ * their times, at or before now (through: when they start on the link). */
+static void watched_cross(tl_pktsim *s, port *q, uint32_t i, int64_t at)
+{
+    dfifo *f = q->fifo;
+    pkt *k = P(s, i);
+    uint32_t bytes = k->wire_bytes;
+    fifo_settle(s, q, at + 1); /* those that start by at */
+    while (f->n > f->n_pending && f->e[f->head].end_ps <= at) { /* gone */
+        f->head = (f->head + 1) & (f->cap - 1);
+        f->n--;
+    }
+    /* Waiting at at: all but the head, which is on the wire. */
+    uint64_t waiting = f->n ? f->cum_bytes - f->e[f->head].cum_bytes : 0;
+    if (watch_pauses(s, q, &s->ports[k->in_chan], at, waiting + bytes))
+        return; /* the run stops; the caller runs again with queues */
+    if (q->qp->on_enqueue(q->qp_state, waiting + bytes, bytes, at, &s->rng))
+        port_mark(s, q, k);
+    int64_t start = at > q->busy_until_ps ? at : q->busy_until_ps;
+    q->busy_until_ps = start + port_tx_time_memo(q, bytes);
+    q->bytes_tx += bytes;
+    q->pkts_tx++;
+    s->st.n_link_hops++;
+    f->cum_bytes += bytes;
+    dfifo_ent x = {start, q->busy_until_ps, f->cum_bytes, i, bytes};
+    if (fifo_push(s, f, x))
+        return;
+    if (start == at) { /* sent at once: nothing behind it yet */
+        fifo_release(s, q, &x, 0);
+        return;
+    }
+    f->n_pending++;
+    if (!f->is_settle_armed) {
+        f->is_settle_armed = 1;
+        push(s, start, (uint32_t)(q - s->ports), EV_DIRECT_SETTLE, 0);
+    }
+}
+
 /* Data packet i reaches, at time at, the switch whose direct port q leads
  * to its destination: q's FIFO, computed at once, times its delivery there.
  * Only the packet's own flow sees that (future) time, and packets come to q
@@ -16,9 +158,13 @@
  * as its queue policy would: the bytes still ahead of the packet stand for
  * the queue it would leave behind (dequeue marking; later packets are not
  * known yet), with the packet itself for the queue it joins (enqueue
- * marking). */
+ * marking). A watched port (PFC) keeps its packets and marks exactly. */
 void direct_cross(tl_pktsim *s, port *q, uint32_t i, int64_t at)
 {
+    if (q->fifo) {
+        watched_cross(s, q, i, at);
+        return;
+    }
     pkt *k = P(s, i);
     uint32_t bytes = k->wire_bytes;
     if (q->busy_until_ps > at) {
@@ -27,8 +173,8 @@ void direct_cross(tl_pktsim *s, port *q, uint32_t i, int64_t at)
          * Without a bound a FIFO fed faster than it drains grows without
          * end, and once its delay passes the RTO the senders' go-back-N
          * resends feed it faster still (docs/pktsim.md). PFC would pause
-         * instead of dropping, which a direct port cannot: the caller keeps
-         * direct ports to lossy fabrics (tl_pktsim_set_direct_port). */
+         * instead of dropping, which a direct port cannot: with PFC the
+         * ports that could queue are watched (above). */
         if (!swmem_admits(s, ahead, ahead, bytes, 0)) {
             q->drops++;
             s->st.n_drops++;
@@ -109,19 +255,29 @@ static double in_rate_bps(const tl_pktsim *s, uint32_t chan)
     return sum;
 }
 
-int tl_pktsim_can_direct_port(const tl_pktsim *s, uint32_t chan, tl_err *err)
+/* What every direct port needs: a switch-to-host channel, and no INT
+ * record wanted of it under PFC (a direct port records none). */
+static int direct_port_kind(const tl_pktsim *s, uint32_t chan, tl_err *err)
 {
     if (chan >= s->n_ports || s->node_sw[s->ports[chan].from] == NONE ||
         s->node_sw[s->ports[chan].to] != NONE)
         return tl_err_set(err, TL_EINVAL, "direct port: channel %u is not a switch-to-host link",
                           chan);
-    /* With PFC a direct port is exact only where it could never pause its
-     * upstream: the channels its flows come in by are together no faster
-     * than it (so it holds about a packet, far below any PFC threshold, and
-     * marks nothing), and no INT record is wanted of it. */
     if (s->is_pfc && (s->services & TL_SVC_INT))
         return tl_err_set(err, TL_EINVAL, "direct port: channel %u: not with PFC and INT (a "
                           "direct port records no INT)", chan);
+    return 0;
+}
+
+int tl_pktsim_can_direct_port(const tl_pktsim *s, uint32_t chan, tl_err *err)
+{
+    int rc = direct_port_kind(s, chan, err);
+    if (rc)
+        return rc;
+    /* With PFC a direct port is exact only where it could never pause its
+     * upstream: the channels its flows come in by are together no faster
+     * than it (so it holds about a packet, far below any PFC threshold, and
+     * marks nothing). */
     if (s->is_pfc && in_rate_bps(s, chan) > (double)s->ports[chan].rate_bps)
         return tl_err_set(err, TL_EINVAL, "direct port: channel %u: not with PFC where its "
                           "flows come in faster than it sends (it could queue, and a direct "
@@ -135,6 +291,23 @@ int tl_pktsim_set_direct_port(tl_pktsim *s, uint32_t chan, tl_err *err)
     if (!rc)
         s->ports[chan].impl = PORT_DIRECT;
     return rc;
+}
+
+int tl_pktsim_set_direct_port_watched(tl_pktsim *s, uint32_t chan, tl_err *err)
+{
+    if (!s->is_pfc)
+        return tl_pktsim_set_direct_port(s, chan, err);
+    int rc = direct_port_kind(s, chan, err);
+    if (rc)
+        return rc;
+    if (!s->sw_watch && !(s->sw_watch = calloc(tl_topo_n_nodes(s->topo), sizeof *s->sw_watch)))
+        return tl_err_nomem(err);
+    port *q = &s->ports[chan];
+    if (!q->fifo && !(q->fifo = calloc(1, sizeof *q->fifo)))
+        return tl_err_nomem(err);
+    q->impl = PORT_DIRECT;
+    q->is_watched = 1;
+    return 0;
 }
 
 int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err)

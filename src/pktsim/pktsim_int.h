@@ -33,12 +33,30 @@
 #include "transport.h"
 
 enum { EV_ARRIVE = 1, EV_TX_DONE, EV_FLOW_START, EV_TP_TIMER, EV_PFC, EV_CONTROL, EV_LINK_FAIL,
-       EV_CC_TIMER, EV_DELIVER, EV_TAP, EV_BLACKHOLE };
+       EV_CC_TIMER, EV_DELIVER, EV_TAP, EV_BLACKHOLE, EV_DIRECT_SETTLE };
 #define NONE UINT32_MAX
 
 /* How a port carries data (direct.c): queued as usual, or Parsimon's timed
  * shortcuts (tl_pktsim_set_direct_port / _through). */
 enum { PORT_QUEUE = 0, PORT_DIRECT = 1 };
+
+/* A watched direct port's record of the packets it holds (direct.c), so
+ * that it marks as a queue would: by the bytes waiting when a packet comes
+ * (enqueue marking), or by those that came after it by the time it starts
+ * (dequeue marking), known once a later packet comes or that time passes;
+ * until then the packet is pending, not yet handed to its destination. */
+typedef struct dfifo_ent {
+    int64_t start_ps, end_ps; /* its transmission */
+    uint64_t cum_bytes;       /* bytes that came to the port up to it, itself included */
+    uint32_t pkt, bytes;
+} dfifo_ent;
+typedef struct dfifo {
+    dfifo_ent *e;            /* ring of cap (a power of two) from head */
+    uint32_t head, n, cap;
+    uint32_t n_pending;      /* the last n_pending entries wait for their dequeue mark */
+    uint64_t cum_bytes;      /* bytes that came to the port */
+    uint8_t is_settle_armed; /* an EV_DIRECT_SETTLE is pending for the port */
+} dfifo;
 
 typedef struct port { /* egress queue of a directed channel, and the link itself */
     uint32_t q_head[2], q_tail[2]; /* 0: high priority (ACK, NACK), 1: data */
@@ -53,6 +71,8 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint8_t is_pause_sent;  /* PFC: this channel's far end has paused it */
     uint8_t impl;           /* PORT_QUEUE or PORT_DIRECT (direct.c) */
     uint8_t is_through;     /* tl_pktsim_set_direct_through: no arrival event at its far end */
+    uint8_t is_watched;     /* a direct port under PFC that may queue: the run stops (TL_EPAUSE)
+                             * where its switch would pause (tl_pktsim_set_direct_port_watched) */
     uint8_t pfc_shift;      /* dynamic PFC (switch.pfc_shift > 0): this ingress may hold the
                              * far-end switch's free buffer / 2^pfc_shift */
     uint8_t pclass;         /* tl_port_class: picks its queue policy */
@@ -76,6 +96,8 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
                              * headroom (apart from ingress_bytes and the shared buffer) */
     uint64_t hdrm_cap;      /* PFC: the headroom the far-end switch keeps for this channel */
     uint64_t cap_bytes;     /* switch.port_buffer_bytes: this port's own buffer; 0 = shared */
+    uint64_t watch_bytes;   /* a watched direct port: its backlog when a packet last crossed it */
+    dfifo *fifo;            /* a watched direct port's packets, NULL for others */
     int64_t paused_since_ps;
     /* statistics */
     uint64_t bytes_tx, pkts_tx, marks, drops, max_q_bytes, max_ingress_bytes, n_pauses;
@@ -137,6 +159,8 @@ struct tl_pktsim {
     port *ports;         /* (n_ports = 2 * n_links) */
     uint32_t n_ports;
     uint64_t *sw_used;   /* (n_switches) shared-buffer bytes in use */
+    uint64_t *sw_watch;  /* (n_nodes, by switch index) watched direct ports' watch_bytes summed:
+                          * at least the bytes they hold; NULL until one is set */
     uint32_t *node_sw;   /* (n_nodes) switch index, NONE for hosts */
     conn *cn;            /* (n_flows) */
     uint32_t run_head, run_tail; /* running connections (CC knob changes reach these) */
@@ -256,6 +280,10 @@ int swmem_admits(const tl_pktsim *s, uint64_t used, uint64_t q_bytes, uint32_t b
 int swmem_take(tl_pktsim *s, port *p, pkt *k, int64_t now); /* 0: dropped */
 void swmem_release(tl_pktsim *s, const port *p, const pkt *k, int64_t now);
 void swmem_on_pfc(tl_pktsim *s, port *p, int is_pause, int64_t now);
+/* Whether switch sw would pause ingress channel in (its PFC threshold,
+ * fixed or dynamic) or run out of buffer if that ingress held held bytes
+ * beyond what its queues hold. */
+int swmem_would_pause(const tl_pktsim *s, const port *in, uint32_t sw, uint64_t held);
 void swmem_configure(tl_pktsim *s, int shift, uint64_t port_cap, uint64_t wan_cap);
 
 /* ---- nic.c ---- */
@@ -298,6 +326,7 @@ void ep_reconfigure(tl_pktsim *s, const char *knob);
 void direct_cross(tl_pktsim *s, port *q, uint32_t i, int64_t at);
 void direct_through(tl_pktsim *s, port *p, uint32_t i, int64_t end);
 void direct_send_ctrl(tl_pktsim *s, uint32_t i, int64_t now);
+void direct_on_settle(tl_pktsim *s, port *q, int64_t now);
 
 /* ---- tap ---- */
 void tap_packet(tl_pktsim *s, port *p, pkt *k, int64_t now);

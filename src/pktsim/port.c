@@ -288,6 +288,9 @@ void ports_free(tl_pktsim *s)
         for (uint32_t c = 0; c < s->n_ports; c++) {
             free(s->ports[c].ring_pkt);
             free(s->ports[c].ring_arr_ps);
+            if (s->ports[c].fifo)
+                free(s->ports[c].fifo->e);
+            free(s->ports[c].fifo);
             tl_tap_link *l = s->ports[c].tap;
             while (l) {
                 tl_tap_link *nx = l->next;
@@ -297,6 +300,7 @@ void ports_free(tl_pktsim *s)
         }
     free(s->ports);
     free(s->sw_used);
+    free(s->sw_watch);
     free(s->node_sw);
     free(s->qp_states);
 }

@@ -82,6 +82,7 @@ int tl_pktsim_run(tl_pktsim *s, int64_t until_ps, tl_progress *prog, tl_err *err
         case EV_TAP: taps_on_interval(s, e.target, e.t_ps); break;
         case EV_BLACKHOLE: fault_on_blackhole(s, e.target, e.t_ps); break;
         case EV_CONTROL: on_control(s, e.target, e.t_ps); break;
+        case EV_DIRECT_SETTLE: direct_on_settle(s, &s->ports[e.target], e.t_ps); break;
         }
         if (s->sticky.code)
             break;

@@ -55,6 +55,17 @@ static inline int pfc_should_resume(const tl_pktsim *s, const port *in, uint32_t
     return in->ingress_bytes == 0 || in->ingress_bytes + PFC_RESUME_OFFSET <= pfc_threshold(s, in, sw);
 }
 
+int swmem_would_pause(const tl_pktsim *s, const port *in, uint32_t sw, uint64_t held)
+{
+    uint64_t used = s->sw_used[sw] + held;
+    if (used > s->buffer_bytes)
+        return 1;
+    if (!s->is_pfc_dynamic)
+        return held > s->pfc_xoff_bytes;
+    uint64_t free = s->buffer_bytes - (used < s->buffer_bytes ? used : s->buffer_bytes);
+    return held > free >> in->pfc_shift;
+}
+
 /* Takes packet k into switch port p's share of the buffer: 1 if admitted.
  * With PFC, what the full shared buffer cannot take goes to the ingress
  * channel's headroom, kept for the bytes still arriving after a PAUSE;
