@@ -773,11 +773,8 @@ static void link_failure_reroutes(void **state)
 }
 
 /* n_hosts 10 Gb/s hosts on one switch (node n_hosts), host k's link with
- * delay_ps[k]: flows f run through pktsim with cc and knobs p, results in
- * res (f->n flows) and, if st is not NULL, the run's counters in *st. */
-static void star_pktsim(uint32_t n_hosts, const int64_t *delay_ps, const tl_flows *f,
-                        const tl_params *p, const char *cc, tl_flow_result *res,
-                        tl_pktsim_stats *st)
+ * delay_ps[k]. */
+static tl_topo *star_topo(uint32_t n_hosts, const int64_t *delay_ps)
 {
     tl_err err;
     tl_err_clear(&err);
@@ -789,10 +786,31 @@ static void star_pktsim(uint32_t n_hosts, const int64_t *delay_ps, const tl_flow
     for (uint32_t k = 0; k < n_hosts; k++)
         assert_true(tl_topo_add_link(t, k, n_hosts, 10000000000ull, delay_ps[k], &err) >= 0);
     assert_int_equal(tl_topo_finish(t, &err), 0);
+    return t;
+}
+
+/* The star of star_topo: flows f run through pktsim with cc and knobs p,
+ * results in res (f->n flows) and, if st is not NULL, the run's counters
+ * in *st. With ctrl_ps, the delay back to host k is ctrl_ps[k] where that
+ * is not negative (tl_pktsim_set_ctrl_delays); with fab, the fabric's
+ * references are those. */
+static void star_pktsim_ctrl(uint32_t n_hosts, const int64_t *delay_ps, const int64_t *ctrl_ps,
+                             const tl_fabric_ref *fab, const tl_flows *f, const tl_params *p,
+                             const char *cc, tl_flow_result *res, tl_pktsim_stats *st)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    tl_topo *t = star_topo(n_hosts, delay_ps);
     tl_routes *r = tl_routes_create(t, 1, &err);
     assert_non_null(r);
-    tl_pktsim *s = tl_pktsim_create(t, r, f, p, cc, 1, &err);
+    tl_pktsim *s = tl_pktsim_create_opts(t, r, f, p, &(tl_pktsim_opts){.cc = cc, .fabric = fab},
+                                         1, &err);
     assert_non_null(s);
+    for (uint32_t k = 0; ctrl_ps && k < n_hosts; k++) {
+        uint32_t back = 2 * k + 1; /* switch -> host k */
+        if (ctrl_ps[k] >= 0)
+            assert_int_equal(tl_pktsim_set_ctrl_delays(s, &back, &ctrl_ps[k], 1, &err), 0);
+    }
     assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
     memcpy(res, tl_pktsim_results(s), f->n * sizeof *res);
     if (st)
@@ -801,6 +819,13 @@ static void star_pktsim(uint32_t n_hosts, const int64_t *delay_ps, const tl_flow
     tl_pktsim_destroy(s);
     tl_routes_destroy(r);
     tl_topo_destroy(t);
+}
+
+static void star_pktsim(uint32_t n_hosts, const int64_t *delay_ps, const tl_flows *f,
+                        const tl_params *p, const char *cc, tl_flow_result *res,
+                        tl_pktsim_stats *st)
+{
+    star_pktsim_ctrl(n_hosts, delay_ps, NULL, NULL, f, p, cc, res, st);
 }
 
 /* A star of six 10 Gb/s sources and one destination (host 6) on one
@@ -850,6 +875,115 @@ static void delay_free_nic_link(void **state)
                      i, (long long)a[i].fct_ps, (long long)b[i].fct_ps);
     }
     assert_true(n_slowed > n / 4); /* the flows share the last hop and are paced */
+}
+
+/* A source's clock run late by its link's delay d (Parsimon's link
+ * simulations, docs/parsimon.md): its flows start d late, its link has no
+ * delay forward and 2d back for the ACKs (tl_pktsim_set_ctrl_delays). Every
+ * time at the switch and past it stays, so each FCT and its ideal lose d
+ * exactly: under TIMELY (paced, its RTT read from the ACKs) with flows that
+ * overlap, and under dctcp-rate and HPCC with a T per flow (its window is
+ * the flow's base RTT's BDP, which counts the delay back) with flows one
+ * at a time, where no two packets
+ * reach the switch at one time (there simultaneous arrivals can come in
+ * another order and move an ECN mark, as in delay_free_nic_link). A data
+ * channel is refused. */
+static void source_clock_shift_keeps_the_network_times(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    int64_t delay[7], zero[7], ctrl[7];
+    for (int k = 0; k < 6; k++) {
+        delay[k] = 300000 + 237000 * k; /* 0.3 to 1.5 us, all different */
+        zero[k] = 0;
+        ctrl[k] = 2 * delay[k];
+    }
+    delay[6] = zero[6] = 1000000;
+    ctrl[6] = -1;
+    static const char *const cc[3] = {"timely", "dctcp-rate", "hpcc"};
+    for (int c = 0; c < 3; c++) {
+        tl_flows f, g;
+        tl_flows_init(&f);
+        tl_flows_init(&g);
+        f.v = calloc(N, sizeof *f.v);
+        g.v = calloc(N, sizeof *g.v);
+        f.n = f.cap = g.n = g.cap = N;
+        size_t perm[N]; /* g.v[j] is f.v[perm[j]], by shifted start */
+        for (size_t i = 0; i < N; i++) {
+            f.v[i] = (tl_flow){.id = i, .size_bytes = 3000 + (i * 7919 % 61) * 1013,
+                               .start_ps = c ? (int64_t)i * 300000000
+                                             : (int64_t)(i / 12) * 300000000 +
+                                                   (int64_t)(i % 12) * 137011,
+                               .src = (uint32_t)(i % 6), .dst = 6};
+            perm[i] = i;
+        }
+        for (size_t i = 1; i < N; i++) /* insertion sort by shifted start */
+            for (size_t j = i; j > 0; j--) {
+                const tl_flow *a = &f.v[perm[j - 1]], *b = &f.v[perm[j]];
+                if (a->start_ps + delay[a->src] <= b->start_ps + delay[b->src])
+                    break;
+                size_t x = perm[j];
+                perm[j] = perm[j - 1];
+                perm[j - 1] = x;
+            }
+        for (size_t j = 0; j < N; j++) {
+            g.v[j] = f.v[perm[j]];
+            g.v[j].start_ps += delay[g.v[j].src];
+        }
+        tl_params p;
+        assert_int_equal(tl_params_init(&p, NULL), 0);
+        if (c == 2) /* T, the window's round trip, is the flow's base RTT */
+            tl_params_set(&p, "hpcc.per_flow_t", 1, NULL);
+        tl_flow_result a[N], b[N];
+        tl_fabric_ref fab; /* the network's, as Parsimon passes them */
+        tl_topo *t = star_topo(7, delay);
+        assert_int_equal(tl_fabric_ref_of(t, 1000, &fab, NULL), 0);
+        tl_topo_destroy(t);
+        star_pktsim_ctrl(7, delay, NULL, &fab, &f, &p, cc[c], a, NULL);
+        star_pktsim_ctrl(7, zero, ctrl, &fab, &g, &p, cc[c], b, NULL);
+        for (size_t j = 0; j < N; j++) {
+            const tl_flow_result *x = &a[perm[j]], *y = &b[j];
+            int64_t d = delay[g.v[j].src];
+            assert_true(x->fct_ps > 0);
+            if (y->fct_ps != x->fct_ps - d || y->ideal_ps != x->ideal_ps - d)
+                fail_msg("%s, flow %zu: FCT %lld and ideal %lld ps, shifted by %lld ps: %lld "
+                         "and %lld", cc[c], perm[j], (long long)x->fct_ps,
+                         (long long)x->ideal_ps, (long long)d, (long long)y->fct_ps,
+                         (long long)y->ideal_ps);
+        }
+        tl_params_fini(&p);
+        free(f.v);
+        free(g.v);
+    }
+    /* host 6's link carries the data: refused */
+    tl_err err;
+    tl_err_clear(&err);
+    tl_flows f;
+    tl_flows_init(&f);
+    f.v = calloc(1, sizeof *f.v);
+    f.n = f.cap = 1;
+    f.v[0] = (tl_flow){.id = 0, .size_bytes = 1000, .src = 0, .dst = 1};
+    tl_topo *t = tl_topo_create(&err);
+    for (int k = 0; k < 3; k++)
+        assert_true(tl_topo_add_node(t, k < 2 ? TL_NODE_HOST : TL_NODE_SWITCH,
+                                     k < 2 ? 0 : TL_TIER_AUTO, -1, -1, 0, &err) >= 0);
+    assert_true(tl_topo_add_link(t, 0, 2, 10000000000ull, 1000, &err) >= 0);
+    assert_true(tl_topo_add_link(t, 1, 2, 10000000000ull, 1000, &err) >= 0);
+    assert_int_equal(tl_topo_finish(t, &err), 0);
+    tl_routes *r = tl_routes_create(t, 1, &err);
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    tl_pktsim *s = tl_pktsim_create(t, r, &f, &p, "dctcp", 1, &err);
+    assert_non_null(s);
+    uint32_t data = 3; /* switch -> host 1 */
+    int64_t two = 2000;
+    assert_int_equal(tl_pktsim_set_ctrl_delays(s, &data, &two, 1, &err), TL_EINVAL);
+    tu_check_err("control delay on a data channel", &err, TL_EINVAL, "sends its data", NULL);
+    tl_pktsim_destroy(s);
+    tl_params_fini(&p);
+    tl_routes_destroy(r);
+    tl_topo_destroy(t);
+    free(f.v);
 }
 
 /* A NIC whose only armed event is a paced flow's next send, far ahead, must
@@ -1005,6 +1139,7 @@ int main(void)
         cmocka_unit_test(runtime_knob_change),
         cmocka_unit_test(link_failure_reroutes),
         cmocka_unit_test(delay_free_nic_link),
+        cmocka_unit_test(source_clock_shift_keeps_the_network_times),
         cmocka_unit_test(paced_flow_does_not_hold_the_nic),
         cmocka_unit_test(idle_paced_flow_does_not_time_out),
         cmocka_unit_test(lone_packet_drops_come_back_by_rto),

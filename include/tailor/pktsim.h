@@ -204,6 +204,18 @@ int tl_pktsim_set_direct_port_watched(tl_pktsim *s, uint32_t chan, tl_err *err);
  * event per packet. */
 int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err);
 
+/* Sets the propagation delay of channels chan[0..n), which no flow's data
+ * crosses: only control packets do (ACKs, NACKs, CNPs), so it is the delay
+ * they see on their way back over those links, and it counts in the flows'
+ * base RTT as the reverse half of the link. Parsimon's link simulations
+ * start a source's flows its propagation delay late, give its link no
+ * delay forward and twice that delay back (docs/parsimon.md). Before the
+ * run only; EINVAL if a flow sends data over one of them. Flows' paths
+ * must not change afterwards (no link failures, no load balancer that
+ * moves flows to other paths). */
+int tl_pktsim_set_ctrl_delays(tl_pktsim *s, const uint32_t *chan, const int64_t *delay_ps,
+                              size_t n, tl_err *err);
+
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
 /* Flow i's congestion state now (its first subflow's): window (UINT64_MAX:

@@ -141,6 +141,20 @@ static void side_links(lsim *ls)
     }
 }
 
+/* A flow of the link by its start in its source's clock. */
+typedef struct flow_at {
+    int64_t start_ps;
+    uint32_t i;
+} flow_at;
+
+static int cmp_flow_at(const void *a, const void *b)
+{
+    const flow_at *x = a, *y = b;
+    if (x->start_ps != y->start_ps)
+        return x->start_ps < y->start_ps ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* Builds the link-level topology (the link at its rate, or fat_factor times
  * it with is_fat), runs pktsim on the link's flows (those with keep[i] set,
  * all without keep) and writes each flow's FCT in excess of its ideal FCT
@@ -162,7 +176,10 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     tl_pktsim *sim = NULL;
     int rc = 0;
     double cpu0 = tl_thread_cpu_s();
-    if (!(lf.v = malloc(((size_t)n + 1) * sizeof *lf.v))) {
+    flow_at *order = malloc(((size_t)n + 1) * sizeof *order);
+    uint32_t *rchan = malloc(((size_t)ls->src.n + 1) * sizeof *rchan);
+    int64_t *rdelay = malloc(((size_t)ls->src.n + 1) * sizeof *rdelay);
+    if (!(lf.v = malloc(((size_t)n + 1) * sizeof *lf.v)) || !order || !rchan || !rdelay) {
         rc = tl_err_nomem(err);
         goto done;
     }
@@ -186,8 +203,10 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     for (uint32_t k = 0; k < n_dst; k++)
         if (tl_topo_add_node(lt, TL_NODE_HOST, 0, -1, -1, 0, err) < 0)
             goto fail;
+    /* A source's link has no delay forward: its flows start that much late
+     * instead, and its ACKs take twice it back (below). */
     for (uint32_t k = 0; k < n_src && kind != 0; k++)
-        if (tl_topo_add_link(lt, k, id_u, ls->src.bps[k], ls->src.delay[k], err) < 0)
+        if (tl_topo_add_link(lt, k, id_u, ls->src.bps[k], 0, err) < 0)
             goto fail;
     /* At most the ACK share of a full reverse link: 60 / 1048 of it for
      * full packets, but more for tiny ones (60 B of ACK per 49 B packet), so
@@ -204,15 +223,26 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     if ((rc = tl_topo_finish(lt, err)))
         goto done;
 
-    uint32_t m = 0; /* flows simulated */
+    /* Each source's clock runs its delay to u late: its flows start that
+     * much later, their packets leave its link as they reach u (an arrival
+     * that rides on its NIC's transmit-done, one event fewer), and their
+     * ACKs come back that much later; an FCT and its ideal both lose that
+     * delay, and every time at u and past it stays (docs/parsimon.md). */
+    uint32_t m = 0; /* flows simulated, by start in the sources' clocks */
     for (uint32_t i = 0; i < n; i++) {
         if (keep && !keep[i])
             continue;
-        lf.v[m] = env->f->v[ls->fl[i]];
-        lf.v[m].src = kind == 0 ? id_u : ls->lsrc[i];
-        lf.v[m].dst = kind == 2 ? id_v : id_d0 + ls->ldst[i];
-        lf.v[m].class_idx = 0;
-        m++;
+        int64_t late = kind == 0 ? 0 : ls->src.delay[ls->lsrc[i]];
+        order[m++] = (flow_at){env->f->v[ls->fl[i]].start_ps + late, i};
+    }
+    qsort(order, m, sizeof *order, cmp_flow_at);
+    for (uint32_t j = 0; j < m; j++) {
+        const uint32_t i = order[j].i;
+        lf.v[j] = env->f->v[ls->fl[i]];
+        lf.v[j].start_ps = order[j].start_ps;
+        lf.v[j].src = kind == 0 ? id_u : ls->lsrc[i];
+        lf.v[j].dst = kind == 2 ? id_v : id_d0 + ls->ldst[i];
+        lf.v[j].class_idx = 0;
     }
     lf.n = lf.cap = m;
     uint64_t seed = tl_mix64(env->seed ^ tl_mix64((uint64_t)chan + 1));
@@ -223,6 +253,12 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
         rc = err && err->code ? err->code : TL_ENOMEM;
         goto done;
     }
+    for (uint32_t k = 0; k < n_src && kind != 0; k++) {
+        rchan[k] = 2 * k + 1;
+        rdelay[k] = 2 * ls->src.delay[k];
+    }
+    if (kind != 0 && (rc = tl_pktsim_set_ctrl_delays(sim, rchan, rdelay, n_src, err)))
+        goto done;
     tl_pktsim_set_direct_acks(sim, env->o->is_direct_acks);
     /* With PFC the link simulation times out as the network does, after
      * nic.rto_lossless_ps (67 ms): its round trips are not the network's
@@ -269,10 +305,9 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
         goto done;
     }
     const tl_flow_result *res = tl_pktsim_results(sim);
-    for (uint32_t i = 0, j = 0; i < n; i++) {
-        excess[i] = 0;
-        if (keep && !keep[i])
-            continue;
+    memset(excess, 0, n * sizeof *excess); /* flows left out */
+    for (uint32_t j = 0; j < m; j++) {
+        const uint32_t i = order[j].i;
         if (res[j].fct_ps < 0) {
             rc = tl_err_set(err, TL_EINVAL, "link %u: flow %llu did not finish in its link-level "
                             "simulation", chan, (unsigned long long)lf.v[j].id);
@@ -281,7 +316,6 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
         excess[i] = res[j].fct_ps - res[j].ideal_ps;
         if (end)
             end[i] = lf.v[j].start_ps + res[j].fct_ps;
-        j++;
     }
     tl_pktsim_get_stats(sim, &st);
     out->n_link_hops += st.n_link_hops;
@@ -297,6 +331,7 @@ done:
     tl_routes_destroy(lr);
     tl_topo_destroy(lt);
     free(lf.v); /* not tl_flows_fini: lf owns no class names */
+    free(order), free(rchan), free(rdelay);
     out->cpu_s[is_fat] += tl_thread_cpu_s() - cpu0;
     return rc;
 }

@@ -374,10 +374,48 @@ static int64_t base_rtt(const tl_pktsim *s, uint32_t off, int h)
 {
     int64_t rtt = 0;
     for (int j = 0; j < h; j++) {
-        const port *p = &s->ports[s->path[off + j]];
-        rtt += 2 * p->prop_ps + tx_time(p, s->mtu_bytes + s->header_bytes) + tx_time(p, s->ack_bytes);
+        uint32_t c = s->path[off + j];
+        const port *p = &s->ports[c];
+        /* the reverse channel's delay: the same but where a control delay
+         * was set (tl_pktsim_set_ctrl_delays) */
+        rtt += p->prop_ps + s->ports[c ^ 1u].prop_ps + tx_time(p, s->mtu_bytes + s->header_bytes) +
+               tx_time(p, s->ack_bytes);
     }
     return rtt;
+}
+
+int tl_pktsim_set_ctrl_delays(tl_pktsim *s, const uint32_t *chan, const int64_t *delay_ps,
+                              size_t n, tl_err *err)
+{
+    if (s->next_start > 0)
+        return tl_err_set(err, TL_EINVAL, "control delays: the run has started");
+    uint8_t *is_set = calloc(s->n_ports, 1);
+    if (!is_set)
+        return tl_err_nomem(err);
+    int rc = 0;
+    for (size_t k = 0; k < n && !rc; k++) {
+        if (chan[k] >= s->n_ports || delay_ps[k] < 0)
+            rc = tl_err_set(err, TL_EINVAL, "control delay: no channel %u, or a negative delay",
+                            chan[k]);
+        else
+            is_set[chan[k]] = 1;
+    }
+    const uint32_t n_sub = s->tp->n_subflows;
+    for (size_t i = 0; i < s->flows->n * n_sub && !rc; i++) {
+        const tl_subflow *f = &s->sub[i];
+        for (unsigned h = 0; h < f->hops && !rc; h++)
+            if (is_set[s->path[f->path_off + h]])
+                rc = tl_err_set(err, TL_EINVAL, "control delay: flow %zu sends its data over "
+                                "channel %u", i / n_sub, s->path[f->path_off + h]);
+    }
+    free(is_set);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++)
+        s->ports[chan[k]].prop_ps = delay_ps[k];
+    for (size_t i = 0; i < s->flows->n * n_sub; i++) /* their reverse paths may cross them */
+        s->sub[i].io.base_rtt_ps = base_rtt(s, s->sub[i].path_off, s->sub[i].hops);
+    return 0;
 }
 
 static int build_flows(tl_pktsim *s, tl_err *err)
