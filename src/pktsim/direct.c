@@ -1,9 +1,10 @@
 /* Parsimon's shortcuts for its link-level simulations (docs/parsimon.md):
  * control packets as timed deliveries (tl_pktsim_set_direct_acks), and
  * direct ports, whose data is timed as a FIFO would send it instead of
- * queued (tl_pktsim_set_direct_port, _through). A direct port is a port
- * implementation (port.impl) chosen before the run; the core loop only
- * sees the EV_DELIVER events they schedule. */
+ * queued (tl_pktsim_set_direct_port, _watched, _through). A direct port is
+ * a port implementation (port.impl) chosen before the run; the core loop
+ * only sees the EV_DELIVER events they schedule and a watched port's
+ * EV_DIRECT_SETTLE. */
 #include <math.h>
 #include <stdlib.h>
 
