@@ -37,7 +37,7 @@ static int watch_pauses(tl_pktsim *s, port *q, const port *in, int64_t at, uint6
     uint64_t exact = 0;
     for (uint32_t c = 0; c < s->n_ports; c++) {
         port *r = &s->ports[c];
-        if (r->is_watched && r->sw == q->sw) {
+        if (r->fifo && r->sw == q->sw) {
             if (r != q)
                 r->watch_bytes = backlog_at(r, at);
             exact += r->watch_bytes;
@@ -51,6 +51,18 @@ static int watch_pauses(tl_pktsim *s, port *q, const port *in, int64_t at, uint6
                (unsigned)(q - s->ports), (unsigned)(in - s->ports), (double)at * 1e-6,
                (unsigned long long)exact);
     return 1;
+}
+
+/* Puts bytes arriving at time at on direct port q's FIFO; returns when they
+ * start (they end at q->busy_until_ps). */
+static int64_t fifo_send(tl_pktsim *s, port *q, uint32_t bytes, int64_t at)
+{
+    int64_t start = at > q->busy_until_ps ? at : q->busy_until_ps;
+    q->busy_until_ps = start + port_tx_time_memo(q, bytes);
+    q->bytes_tx += bytes;
+    q->pkts_tx++;
+    s->st.n_link_hops++;
+    return start;
 }
 
 /* Hands the packet of entry x to its destination, marked by q's dequeue
@@ -132,11 +144,7 @@ static void watched_cross(tl_pktsim *s, port *q, uint32_t i, int64_t at)
         return; /* the run stops; the caller runs again with queues */
     if (q->qp->on_enqueue(q->qp_state, waiting + bytes, bytes, at, &s->rng))
         port_mark(s, q, k);
-    int64_t start = at > q->busy_until_ps ? at : q->busy_until_ps;
-    q->busy_until_ps = start + port_tx_time_memo(q, bytes);
-    q->bytes_tx += bytes;
-    q->pkts_tx++;
-    s->st.n_link_hops++;
+    int64_t start = fifo_send(s, q, bytes, at);
     f->cum_bytes += bytes;
     dfifo_ent x = {start, q->busy_until_ps, f->cum_bytes, i, bytes};
     if (fifo_push(s, f, x))
@@ -169,7 +177,7 @@ void direct_cross(tl_pktsim *s, port *q, uint32_t i, int64_t at)
     pkt *k = P(s, i);
     uint32_t bytes = k->wire_bytes;
     if (q->busy_until_ps > at) {
-        uint64_t ahead = (uint64_t)((double)(q->busy_until_ps - at) * (double)q->rate_bps / 8e12);
+        uint64_t ahead = backlog_at(q, at);
         /* Admission as enqueue's, as if q had the switch's buffer to itself.
          * Without a bound a FIFO fed faster than it drains grows without
          * end, and once its delay passes the RTO the senders' go-back-N
@@ -186,11 +194,7 @@ void direct_cross(tl_pktsim *s, port *q, uint32_t i, int64_t at)
             q->qp->on_dequeue(q->qp_state, ahead, bytes, at, &s->rng))
             port_mark(s, q, k);
     }
-    int64_t start = at > q->busy_until_ps ? at : q->busy_until_ps;
-    q->busy_until_ps = start + port_tx_time_memo(q, bytes);
-    q->bytes_tx += bytes;
-    q->pkts_tx++;
-    s->st.n_link_hops++;
+    fifo_send(s, q, bytes, at);
     ep_deliver(s, i, q->busy_until_ps + q->prop_ps);
 }
 
@@ -307,7 +311,6 @@ int tl_pktsim_set_direct_port_watched(tl_pktsim *s, uint32_t chan, tl_err *err)
     if (!q->fifo && !(q->fifo = calloc(1, sizeof *q->fifo)))
         return tl_err_nomem(err);
     q->impl = PORT_DIRECT;
-    q->is_watched = 1;
     return 0;
 }
 

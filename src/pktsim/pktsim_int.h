@@ -71,8 +71,6 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint8_t is_pause_sent;  /* PFC: this channel's far end has paused it */
     uint8_t impl;           /* PORT_QUEUE or PORT_DIRECT (direct.c) */
     uint8_t is_through;     /* tl_pktsim_set_direct_through: no arrival event at its far end */
-    uint8_t is_watched;     /* a direct port under PFC that may queue: the run stops (TL_EPAUSE)
-                             * where its switch would pause (tl_pktsim_set_direct_port_watched) */
     uint8_t pfc_shift;      /* dynamic PFC (switch.pfc_shift > 0): this ingress may hold the
                              * far-end switch's free buffer / 2^pfc_shift */
     uint8_t pclass;         /* tl_port_class: picks its queue policy */
@@ -97,7 +95,8 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint64_t hdrm_cap;      /* PFC: the headroom the far-end switch keeps for this channel */
     uint64_t cap_bytes;     /* switch.port_buffer_bytes: this port's own buffer; 0 = shared */
     uint64_t watch_bytes;   /* a watched direct port: its backlog when a packet last crossed it */
-    dfifo *fifo;            /* a watched direct port's packets, NULL for others */
+    dfifo *fifo;            /* a watched direct port's packets (tl_pktsim_set_direct_port_watched:
+                             * the run stops where its switch would pause), NULL for others */
     int64_t paused_since_ps;
     /* statistics */
     uint64_t bytes_tx, pkts_tx, marks, drops, max_q_bytes, max_ingress_bytes, n_pauses;
