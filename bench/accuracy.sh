@@ -23,6 +23,8 @@
 # per size bucket) and prints the error distribution. Only what is missing is recomputed, so a cut-short
 # run can be resumed. ONLY=REGEX keeps the scenarios whose name matches
 # (for example ONLY='^(d|t)0'); the summary then covers those alone.
+# WRITE_ONLY=1 writes the scenarios' OUTDIR/NAME/scenario.json and runs
+# nothing (bench_parsimon_error reads them).
 # Needs ./build/tailor (make build).
 set -u
 out=${1:-out/accuracy}
@@ -131,6 +133,7 @@ while read -r name over matrix sizes sigma load cc; do
   "transport": {"cc": "$cc"}$engine_json
 }
 EOF
+    [ -n "${WRITE_ONLY:-}" ] && continue
     for eng in pktsim "$engine"; do
         if [ ! -s "$dir/$eng/summary.json" ]; then
             t0=$(now)

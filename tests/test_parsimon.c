@@ -658,6 +658,76 @@ static void pfc_link_simulations_queue(void **state)
     }
 }
 
+/* The diagnostics of docs/accuracy.md ("Where Parsimon's error comes
+ * from"), on the default scenario's shape at 5,000 flows:
+ * - tl_parsimon_flow_hop_delays gives the draws that make each estimate:
+ *   they sum to its excess over its ideal (each rounded to the ps);
+ * - tl_parsimon_estimate_from with every flow's delay on a link the same
+ *   (1 ns plus the channel's index in ps) and delays normalized by a count
+ *   above any flow's packets (norm_pkts: a delay is then a delay, whatever
+ *   the size) estimates each flow's ideal plus its links' delays, to the
+ *   rounding of the float samples; normalized by packets (the paper's),
+ *   a link's delay drawn for a flow is scaled by the packets of the flow
+ *   drawing it over those of the flow it was measured for, so estimates
+ *   move (nearly all of them here);
+ * - a stride shorter than a path is refused. */
+static void diagnostics_estimate_from_given_delays(void **state)
+{
+    (void)state;
+    tl_world w;
+    tu_world_make(&w, DEFAULT_SHAPE("5000"));
+    size_t n = w.flows.n;
+    enum { STRIDE = 8 };
+    int64_t *delay = calloc(n * STRIDE, sizeof *delay), sum_c[5000];
+    assert_true(n <= 5000);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t path[STRIDE];
+        tl_err err;
+        int hops = tl_routes_path(w.routes, w.flows.v[i].id, w.flows.v[i].src, w.flows.v[i].dst,
+                                  path, STRIDE, &err);
+        assert_true(hops > 0);
+        sum_c[i] = 0;
+        for (int k = 0; k < hops; k++)
+            sum_c[i] += delay[i * STRIDE + k] = 1000 + path[k];
+    }
+    size_t n_moved[2] = {0, 0};
+    for (int norm = 0; norm < 2; norm++) {
+        tl_parsimon_opts o;
+        tl_parsimon_opts_default(&o);
+        o.n_threads = 1;
+        o.norm_pkts = norm ? 1u << 20 : 0;
+        tl_parsimon *s = run(&w, &o);
+        const tl_flow_result *r = tl_parsimon_results(s);
+        for (size_t i = 0; i < n; i++) {
+            int64_t hop[STRIDE], sum = 0;
+            int hops = tl_parsimon_flow_hop_delays(s, i, hop, STRIDE);
+            assert_true(hops > 0);
+            assert_int_equal(tl_parsimon_flow_hop_delays(s, i, hop, hops - 1), -1);
+            for (int k = 0; k < hops; k++)
+                sum += hop[k];
+            if (llabs(sum - (r[i].fct_ps - r[i].ideal_ps)) > hops)
+                fail_msg("flow %zu: hops sum to %lld ps, estimate exceeds its ideal by %lld", i,
+                         (long long)sum, (long long)(r[i].fct_ps - r[i].ideal_ps));
+        }
+        tl_flow_result *est = malloc(n * sizeof *est);
+        tl_err err;
+        tl_err_clear(&err);
+        assert_int_equal(tl_parsimon_estimate_from(s, delay, STRIDE, est, &err), 0);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(est[i].ideal_ps, r[i].ideal_ps);
+            int64_t off = est[i].fct_ps - est[i].ideal_ps - sum_c[i];
+            n_moved[norm] += llabs(off) > 8;
+        }
+        assert_int_equal(tl_parsimon_estimate_from(s, delay, 2, est, &err), TL_ERANGE);
+        free(est);
+        tl_parsimon_destroy(s);
+    }
+    assert_true(n_moved[0] > n / 2); /* 4,961 of 5,000 */
+    assert_int_equal(n_moved[1], 0);
+    free(delay);
+    tl_world_fini(&w);
+}
+
 static void bad_options(void **state)
 {
     (void)state;
@@ -687,6 +757,7 @@ int main(void)
         cmocka_unit_test(pass_through_links),
         cmocka_unit_test(incast_residual_context),
         cmocka_unit_test(pfc_link_simulations_queue),
+        cmocka_unit_test(diagnostics_estimate_from_given_delays),
         cmocka_unit_test(bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

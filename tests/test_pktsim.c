@@ -8,6 +8,7 @@
 #include "pktsim/qpolicy/ecn.h"
 #include "tailor/pktsim.h"
 #include "tailor/spec.h"
+#include "tailor/time.h"
 #include "tailor/world.h"
 #include "testutil.h"
 
@@ -1117,6 +1118,87 @@ static void bad_configurations(void **state)
     world_free(&w);
 }
 
+/* Hosts 0 and 1 at 40 Gb/s and hosts 2 and 3 at 10 Gb/s on one switch,
+ * 1 us links; flows f through dctcp-rate with waits recorded (or not):
+ * results into res, each flow's waits at hops 0 and 1 into wt. */
+static void waits_run(const tl_flows *f, int is_recorded, tl_flow_result *res, int64_t (*wt)[2])
+{
+    tl_err err;
+    tl_err_clear(&err);
+    tl_topo *t = tl_topo_create(&err);
+    assert_non_null(t);
+    for (int k = 0; k < 4; k++)
+        assert_true(tl_topo_add_node(t, TL_NODE_HOST, 0, -1, -1, 0, &err) >= 0);
+    assert_true(tl_topo_add_node(t, TL_NODE_SWITCH, TL_TIER_AUTO, -1, -1, 0, &err) >= 0);
+    for (uint32_t k = 0; k < 4; k++)
+        assert_true(tl_topo_add_link(t, k, 4, k < 2 ? 40000000000ull : 10000000000ull, 1000000,
+                                     &err) >= 0);
+    assert_int_equal(tl_topo_finish(t, &err), 0);
+    tl_routes *r = tl_routes_create(t, 1, &err);
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    tl_pktsim *s = tl_pktsim_create(t, r, f, &p, "dctcp-rate", 1, &err);
+    assert_non_null(s);
+    assert_null(tl_pktsim_flow_waits(s, 0));
+    if (is_recorded)
+        assert_int_equal(tl_pktsim_record_waits(s, 2, &err), 0);
+    assert_int_equal(tl_pktsim_record_waits(s, 0, &err), TL_ERANGE);
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    memcpy(res, tl_pktsim_results(s), f->n * sizeof *res);
+    for (size_t i = 0; is_recorded && i < f->n; i++) {
+        wt[i][0] = tl_pktsim_flow_waits(s, i)[0];
+        wt[i][1] = tl_pktsim_flow_waits(s, i)[1];
+    }
+    tl_pktsim_destroy(s);
+    tl_params_fini(&p);
+    tl_routes_destroy(r);
+    tl_topo_destroy(t);
+}
+
+/* Recorded waits (tl_pktsim_record_waits) count what other flows cost a
+ * flow's latest packet at a switch port, not its own packets: a lone flow
+ * from a 40 Gb/s host queues behind itself at a 10 Gb/s last hop and waits
+ * 0 there; two flows whose first packets reach a 10 Gb/s last hop at one
+ * time: one of them waits one packet's transmission, and the one with two
+ * packets always does (behind the other's packet either first or second);
+ * a source never waits; recording leaves every FCT as it was. */
+static void waits_count_other_flows_only(void **state)
+{
+    (void)state;
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    uint32_t mtu = (uint32_t)tl_knob(&p, TL_K_NIC_MTU_BYTES);
+    uint32_t wire = mtu + (uint32_t)tl_knob(&p, TL_K_NIC_HEADER_BYTES);
+    int64_t pkt10 = tl_tx_time_ps(wire, 10000000000ull);
+    tl_params_fini(&p);
+    tl_flows f;
+    tl_flows_init(&f);
+    tl_flow v[3] = {
+        {.id = 0, .src = 0, .dst = 2, .size_bytes = 4 * (uint64_t)mtu, .start_ps = 0},
+        /* two 10 Gb/s sources to host 2 at 1 ms: first packets meet there */
+        {.id = 1, .src = 3, .dst = 2, .size_bytes = 2 * (uint64_t)mtu, .start_ps = 1000000000},
+        {.id = 2, .src = 1, .dst = 2, .size_bytes = mtu, .start_ps = 1000000000},
+    };
+    f.v = v;
+    f.n = f.cap = 3;
+    /* host 1 runs at 40 Gb/s: start flow 2 so its packet meets flow 1's
+     * first at the switch (both sources 1 us away) */
+    v[2].start_ps += pkt10 - tl_tx_time_ps(wire, 40000000000ull);
+    tl_flow_result a[3], b[3];
+    int64_t wt[3][2];
+    waits_run(&f, 1, a, wt);
+    waits_run(&f, 0, b, NULL);
+    for (int i = 0; i < 3; i++) {
+        assert_true(a[i].fct_ps > 0);
+        assert_int_equal(a[i].fct_ps, b[i].fct_ps);
+        assert_int_equal(wt[i][0], 0);
+    }
+    assert_int_equal(a[0].fct_ps, a[0].ideal_ps); /* alone: its queue is its own */
+    assert_int_equal(wt[0][1], 0);
+    assert_int_equal(wt[1][1], pkt10);
+    assert_true(wt[2][1] == 0 || wt[2][1] == pkt10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1143,6 +1225,7 @@ int main(void)
         cmocka_unit_test(paced_flow_does_not_hold_the_nic),
         cmocka_unit_test(idle_paced_flow_does_not_time_out),
         cmocka_unit_test(lone_packet_drops_come_back_by_rto),
+        cmocka_unit_test(waits_count_other_flows_only),
         cmocka_unit_test(bad_configurations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -200,6 +200,7 @@ static void engine_options_unset_or_set(void **state)
     assert_true(isnan(sc.engine.cluster_wmape) && isnan(sc.engine.cluster_load) &&
                 isnan(sc.engine.cluster_scale));
     assert_int_equal(sc.engine.bucket_min, 0);
+    assert_int_equal(sc.engine.norm_pkts, 0);
     assert_int_equal(sc.engine.is_passthrough, -1);
     assert_int_equal(sc.engine.is_residual, -1);
     tl_scenario_fini(&sc);
@@ -207,13 +208,23 @@ static void engine_options_unset_or_set(void **state)
                        "{\"cdf\": \"hadoop\"}, \"spatial\": {\"type\": \"uniform\"}, \"load\": "
                        "{\"max_link_load\": 0.3}}]}, \"engine\": {\"name\": \"parsimon\", "
                        "\"bucket_ratio\": 1, \"cluster_load\": 0, \"residual\": false, "
-                       "\"bucket_min\": 50}}";
+                       "\"bucket_min\": 50, \"norm_pkts\": 5}}";
     assert_int_equal(tl_scenario_parse(&sc, text, "t.json", NULL, NULL), 0);
     assert_true(sc.engine.bucket_ratio == 1 && sc.engine.cluster_load == 0);
     assert_int_equal(sc.engine.bucket_min, 50);
+    assert_int_equal(sc.engine.norm_pkts, 5);
     assert_int_equal(sc.engine.is_residual, 0);
     assert_int_equal(sc.engine.is_passthrough, -1);
     assert_true(isnan(sc.engine.fat_factor));
+    tl_scenario_fini(&sc);
+    /* packets are counted from 1: a normalization by 0 is refused */
+    const char *zero = "{" BASE_TOPO ", \"workload\": {\"flows\": 10, \"classes\": [{\"sizes\": "
+                       "{\"cdf\": \"hadoop\"}, \"spatial\": {\"type\": \"uniform\"}, \"load\": "
+                       "{\"max_link_load\": 0.3}}]},\n\"engine\": {\"norm_pkts\": 0}}";
+    tl_err err;
+    tl_err_clear(&err);
+    assert_int_equal(tl_scenario_parse(&sc, zero, "t.json", NULL, &err), TL_ERANGE);
+    tu_check_err("norm_pkts 0", &err, TL_ERANGE, "t.json:2:25: engine.norm_pkts", "found 0");
     tl_scenario_fini(&sc);
 }
 

@@ -31,6 +31,8 @@ typedef struct tl_parsimon_opts {
     uint32_t bucket_min;   /* B: fewest samples per delay bucket (paper: 100) */
     double bucket_ratio;   /* x: a bucket's largest size >= x * its lower bound (paper: 2) */
     double fat_factor;     /* downstream links are this many times faster (paper: 10) */
+    uint32_t norm_pkts;    /* a delay is normalized by max(packets, norm_pkts) (paper: by
+                              packets, 0 or 1) */
     int is_cluster;        /* simulate one link per cluster of similar links (§4.2) */
     double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.15;
                               the paper: 0.1) */
@@ -78,6 +80,19 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err);
 /* Per-flow estimates, indexed like f->v (valid after run): ideal_ps is the
  * flow's ideal FCT on its path, fct_ps the estimate. */
 const tl_flow_result *tl_parsimon_results(const tl_parsimon *s);
+
+/* Diagnostics (docs/accuracy.md, "Where Parsimon's error comes from"),
+ * after a run. Flow i's delay on each hop of its path as its estimate drew
+ * it (ps: the packet-normalized draw times its packet count) into
+ * hop_ps[0..hops); returns hops, or -1 if more than max_hops or no run. */
+int tl_parsimon_flow_hop_delays(const tl_parsimon *s, size_t i, int64_t *hop_ps, int max_hops);
+/* The estimate Parsimon would make if its link simulations had measured
+ * the given delays: delay_ps[i * stride + k] is flow i's delay on hop k of
+ * its path. Every link's delays are bucketed and drawn as the link
+ * simulations' are (pass-through links and clusters included, each link
+ * its own). Writes f->n results into res. */
+int tl_parsimon_estimate_from(const tl_parsimon *s, const int64_t *delay_ps, int stride,
+                              tl_flow_result *res, tl_err *err);
 
 typedef struct tl_parsimon_stats {
     uint32_t n_chans_busy;      /* directed links with at least one flow */

@@ -216,6 +216,17 @@ int tl_pktsim_set_direct_through(tl_pktsim *s, uint32_t chan, tl_err *err);
 int tl_pktsim_set_ctrl_delays(tl_pktsim *s, const uint32_t *chan, const int64_t *delay_ps,
                               size_t n, tl_err *err);
 
+/* Diagnostics (docs/accuracy.md, "Where Parsimon's error comes from"):
+ * records, per flow and switch port of its path, how much later its latest
+ * data packet started there than it would have with only its own flow's
+ * packets at that port (its wait for other flows), for the first max_hops
+ * hops (1-255). Before the run; the results do not change. */
+int tl_pktsim_record_waits(tl_pktsim *s, int max_hops, tl_err *err);
+/* Flow i's waits by hop index along its path (max_hops of them; 0 at its
+ * source's NIC, which makes a packet as it sends it, and past its path),
+ * NULL if waits are not recorded. */
+const int64_t *tl_pktsim_flow_waits(const tl_pktsim *s, size_t i);
+
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
 /* Flow i's congestion state now (its first subflow's): window (UINT64_MAX:

@@ -45,10 +45,12 @@ typedef struct tl_engine_spec {
      * "cluster_scale" (thresholds of less loaded links up to this many times
      * looser),
      * "passthrough" (default true: links that cannot queue are not simulated),
-     * "residual"; unset ones are NaN, bucket_min 0 and the two flags -1, and
-     * the engine's defaults apply (docs/parsimon.md) */
+     * "residual", "norm_pkts" (a link's delay for a flow is normalized by
+     * max(its packets, this)); unset ones are NaN, bucket_min and norm_pkts
+     * 0 and the two flags -1, and the engine's defaults apply
+     * (docs/parsimon.md) */
     int is_cluster, is_passthrough, is_residual;
-    uint32_t bucket_min;
+    uint32_t bucket_min, norm_pkts;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load, cluster_scale;
     /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =
      * data/models/m3.model), "no_model" (flowsim's own estimate),

@@ -21,6 +21,7 @@ static int create(tl_engine *e, tl_err *err)
     /* what the scenario (or the caller) sets; the rest (NaN, 0, -1) stays at
      * the engine's defaults */
     po.bucket_min = es->bucket_min ? es->bucket_min : po.bucket_min;
+    po.norm_pkts = es->norm_pkts ? es->norm_pkts : po.norm_pkts;
     po.bucket_ratio = set_or(es->bucket_ratio, po.bucket_ratio);
     po.fat_factor = set_or(es->fat_factor, po.fat_factor);
     po.is_cluster = es->is_cluster;

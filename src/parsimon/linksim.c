@@ -574,7 +574,7 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
         uint64_t sz = f->v[ls.fl[i]].size_bytes;
         int64_t delay = is_ctx ? ex[i] - ex_fat[i] : ex[i];
         size[i] = sz;
-        pnd[i] = delay > 0 ? (double)delay / (double)ps_packets(sz, env->mtu) : 0;
+        pnd[i] = delay > 0 ? (double)delay / ps_norm(sz, env->mtu, env->o->norm_pkts) : 0;
     }
     rc = ps_edist_build(e, size, pnd, n, env->o->bucket_min, env->o->bucket_ratio, err);
 done:

@@ -229,10 +229,33 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
     return rc;
 }
 
+/* Flow i's packet-normalized delay: per link of its path, one draw from
+ * that link's distributions (ed[rep[c]], or ed[c] without rep) for its
+ * size, from the flow's own random stream (seed, "parsimon", flow id).
+ * hop_ps, if not NULL, receives each hop's draw times the packet count. */
+static double draw_path(const tl_parsimon *s, const ps_edist *ed, const uint32_t *rep, size_t i,
+                        int64_t *hop_ps)
+{
+    const tl_flow *x = &s->f->v[i];
+    const uint32_t *p = s->d.path + s->d.path_off[i];
+    int hops = (int)(s->d.path_off[i + 1] - s->d.path_off[i]);
+    tl_rng r;
+    tl_rng_init(&r, s->seed, "parsimon", x->id);
+    double pnd = 0, pk = ps_norm(x->size_bytes, s->mtu, s->o.norm_pkts);
+    for (int k = 0; k < hops; k++) {
+        double d = ps_edist_draw(&ed[rep ? rep[p[k]] : p[k]], x->size_bytes, &r);
+        pnd += d;
+        if (hop_ps)
+            hop_ps[k] = (int64_t)(d * pk + (d < 0 ? -0.5 : 0.5));
+    }
+    return pnd;
+}
+
 /* Every flow: its ideal FCT on its path plus, per link of the path, one
  * packet-normalized delay drawn from that link's (representative's) bucket
  * for its size, times its packet count. */
-static void aggregate(tl_parsimon *s)
+static void aggregate(const tl_parsimon *s, const ps_edist *ed, const uint32_t *rep,
+                      tl_flow_result *res)
 {
     const tl_flows *f = s->f;
     int n_threads = s->o.n_threads > 0 ? s->o.n_threads : omp_get_max_threads();
@@ -241,16 +264,69 @@ static void aggregate(tl_parsimon *s)
         const tl_flow *x = &f->v[i];
         const uint32_t *p = s->d.path + s->d.path_off[i];
         int hops = (int)(s->d.path_off[i + 1] - s->d.path_off[i]);
-        tl_rng r;
-        tl_rng_init(&r, s->seed, "parsimon", x->id);
-        double pnd = 0;
-        for (int k = 0; k < hops; k++)
-            pnd += ps_edist_draw(&s->edist[s->rep[p[k]]], x->size_bytes, &r);
-        uint64_t pk = ps_packets(x->size_bytes, s->mtu);
+        double pnd = draw_path(s, ed, rep, i, NULL);
+        double pk = ps_norm(x->size_bytes, s->mtu, s->o.norm_pkts);
         int64_t ideal = tl_ideal_fct_ps(s->t, p, hops, x->size_bytes, s->mtu, s->header);
-        s->res[i].ideal_ps = ideal;
-        s->res[i].fct_ps = ideal + (int64_t)(pnd * (double)pk + 0.5);
+        res[i].ideal_ps = ideal;
+        res[i].fct_ps = ideal + (int64_t)(pnd * pk + 0.5);
     }
+}
+
+int tl_parsimon_flow_hop_delays(const tl_parsimon *s, size_t i, int64_t *hop_ps, int max_hops)
+{
+    if (!s->d.path_off || s->err_code || i >= s->f->n)
+        return -1;
+    int hops = (int)(s->d.path_off[i + 1] - s->d.path_off[i]);
+    if (hops > max_hops)
+        return -1;
+    draw_path(s, s->edist, s->rep, i, hop_ps);
+    return hops;
+}
+
+int tl_parsimon_estimate_from(const tl_parsimon *s, const int64_t *delay_ps, int stride,
+                              tl_flow_result *res, tl_err *err)
+{
+    if (!s->d.path_off || s->err_code)
+        return tl_err_set(err, TL_EINVAL, "parsimon: estimate from delays needs a finished run");
+    const ps_decomp *d = &s->d;
+    size_t nf = s->f->n, n = d->path_off[nf];
+    uint32_t nc = d->n_chans;
+    for (size_t i = 0; i < nf; i++)
+        if ((int)(d->path_off[i + 1] - d->path_off[i]) > stride)
+            return tl_err_set(err, TL_ERANGE, "parsimon: flow %zu has %u hops, more than the "
+                              "%d given", i, d->path_off[i + 1] - d->path_off[i], stride);
+    /* Each channel's samples, grouped by channel (counting sort). */
+    uint32_t *off = calloc((size_t)nc + 1, sizeof *off);
+    uint64_t *size = malloc((n ? n : 1) * sizeof *size);
+    double *pnd = malloc((n ? n : 1) * sizeof *pnd);
+    ps_edist *ed = calloc((size_t)nc + 1, sizeof *ed);
+    int rc = off && size && pnd && ed ? 0 : tl_err_nomem(err);
+    for (size_t j = 0; !rc && j < n; j++)
+        off[d->path[j] + 1]++;
+    for (uint32_t c = 0; !rc && c < nc; c++)
+        off[c + 1] += off[c];
+    for (size_t i = 0; !rc && i < nf; i++) {
+        uint64_t sz = s->f->v[i].size_bytes;
+        double pk = ps_norm(sz, s->mtu, s->o.norm_pkts);
+        for (uint32_t j = d->path_off[i]; j < d->path_off[i + 1]; j++) {
+            uint32_t at = off[d->path[j]]++;
+            size[at] = sz;
+            pnd[at] = (double)delay_ps[i * (size_t)stride + (j - d->path_off[i])] / pk;
+        }
+    }
+    for (uint32_t c = nc; !rc && c > 0; c--) /* back to each channel's start */
+        off[c] = off[c - 1];
+    if (!rc)
+        off[0] = 0;
+    for (uint32_t c = 0; !rc && c < nc; c++)
+        rc = ps_edist_build(&ed[c], size + off[c], pnd + off[c], off[c + 1] - off[c],
+                            s->o.bucket_min, s->o.bucket_ratio, err);
+    if (!rc)
+        aggregate(s, ed, NULL, res);
+    for (uint32_t c = 0; ed && c < nc; c++)
+        ps_edist_fini(&ed[c]);
+    free(off), free(size), free(pnd), free(ed);
+    return rc;
 }
 
 int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
@@ -290,7 +366,7 @@ int tl_parsimon_run(tl_parsimon *s, tl_progress *prog, tl_err *err)
     free(s->d.chan_flows);
     s->d.chan_flows = NULL;
     if (!rc)
-        aggregate(s);
+        aggregate(s, s->edist, s->rep, s->res);
     s->st.aggregate_s = tl_wall_s() - t2;
     if (rc)
         s->err_code = rc;

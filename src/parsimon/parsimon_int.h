@@ -15,6 +15,14 @@ static inline uint64_t ps_packets(uint64_t size_bytes, uint32_t mtu)
     return size_bytes ? (size_bytes + mtu - 1) / mtu : 1;
 }
 
+/* What a link's delay for a flow of size_bytes is divided by, and a draw
+ * multiplied by: its packet count, at least norm (tl_parsimon_opts). */
+static inline double ps_norm(uint64_t size_bytes, uint32_t mtu, uint32_t norm)
+{
+    uint64_t k = ps_packets(size_bytes, mtu);
+    return (double)(k > norm ? k : norm);
+}
+
 /* ---- decomposition: every flow's path, every channel's flows ---- */
 
 typedef struct ps_decomp {

@@ -58,6 +58,8 @@ typedef struct dfifo {
     uint8_t is_settle_armed; /* an EV_DIRECT_SETTLE is pending for the port */
 } dfifo;
 
+typedef struct tl_waits tl_waits; /* waits.c */
+
 typedef struct port { /* egress queue of a directed channel, and the link itself */
     uint32_t q_head[2], q_tail[2]; /* 0: high priority (ACK, NACK), 1: data */
     uint64_t q_bytes;
@@ -145,6 +147,7 @@ struct tl_pktsim {
     unsigned char *qp_states; /* per port, at qp_off[c] */
     unsigned char *tp_state;  /* (n_flows, tp->state_bytes) */
     tl_tap *taps;             /* the monitors, a list */
+    tl_waits *waits;          /* tl_pktsim_record_waits, NULL if off */
     tl_heap heap;
     /* Transport and CC timers, apart: they are most of the pending events
      * (a finished flow's RTO waits out its deadline; with PFC's 67 ms RTO a
@@ -331,5 +334,10 @@ void direct_on_settle(tl_pktsim *s, port *q, int64_t now);
 void tap_packet(tl_pktsim *s, port *p, pkt *k, int64_t now);
 void taps_on_interval(tl_pktsim *s, uint32_t tap, int64_t now);
 void taps_free(tl_pktsim *s);
+
+/* ---- queue waits (waits.c, tl_pktsim_record_waits) ---- */
+void waits_enqueued(tl_pktsim *s, const port *p, const pkt *k, uint32_t i, int64_t now);
+void waits_started(tl_pktsim *s, const pkt *k, uint32_t i, int64_t now);
+void waits_free(tl_pktsim *s);
 
 #endif

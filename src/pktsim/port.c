@@ -41,6 +41,8 @@ void port_start_tx(tl_pktsim *s, port *p, uint32_t i, int64_t now)
     p->busy_until_ps = end;
     p->bytes_tx += k->wire_bytes;
     p->pkts_tx++;
+    if (__builtin_expect(s->waits != NULL, 0) && k->kind == PK_DATA && !p->is_host)
+        waits_started(s, k, i, now);
     if (k->int_idx != NONE && p->sw != NONE && k->kind == PK_DATA) { /* the INT service */
         int_block *b = tl_pool_at(&s->ints, k->int_idx);
         if (b->n < TL_MAX_INT_HOPS)
@@ -119,6 +121,8 @@ void port_enqueue(tl_pktsim *s, port *p, uint32_t i, int64_t now)
     }
     if (__builtin_expect(p->tap != NULL, 0))
         tap_packet(s, p, k, now);
+    if (__builtin_expect(s->waits != NULL, 0) && k->kind == PK_DATA)
+        waits_enqueued(s, p, k, i, now);
     if (k->kind == PK_DATA &&
         p->qp->on_enqueue(p->qp_state, p->q_bytes + k->wire_bytes, k->wire_bytes, now, &s->rng))
         port_mark(s, p, k);

@@ -346,6 +346,7 @@ void tl_pktsim_destroy(tl_pktsim *s)
     if (!s)
         return;
     taps_free(s);
+    waits_free(s);
     loss_free(s);
     ports_free(s);
     if (s->tp && s->tp->close && s->cn)

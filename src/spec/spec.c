@@ -810,7 +810,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
                                        "cluster_wmape", "cluster_load", "paths",
                                        "model",         "no_model",     "path_pktsim",
                                        "passthrough",   "residual",     "cluster_scale",
-                                       "until_ns",      NULL};
+                                       "until_ns",      "norm_pkts",    NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -826,6 +826,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     OPT(get_bool(c, o, P, "passthrough", &e->is_passthrough));
     OPT(get_bool(c, o, P, "residual", &e->is_residual));
     OPT(get_u32(c, o, P, "bucket_min", &e->bucket_min, 1, 1000000, 0));
+    OPT(get_u32(c, o, P, "norm_pkts", &e->norm_pkts, 1, 1000000, 0));
     OPT(get_num(c, o, P, "bucket_ratio", &e->bucket_ratio, 1, 1000, 0, 0));
     OPT(get_num(c, o, P, "fat_factor", &e->fat_factor, 1, 1000, 0, 0));
     OPT(get_num(c, o, P, "cluster_wmape", &e->cluster_wmape, 0, 10, 0, 0));
