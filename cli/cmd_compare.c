@@ -308,6 +308,24 @@ static int load_run(const char *dir, tl_summary *s, tl_err *err)
 /* Runs of different flows (another topology, workload or seed) differ by
  * their workloads, not by an engine's error: refused unless --force. Runs of
  * the same flows under other settings are compared, with a note. */
+/* PFC: how long each side's links were paused, where either knows and
+ * either paused (a storm that the estimate does not see shows here). */
+static void note_pauses(const tl_run_info *ref, const tl_run_info *est)
+{
+    if (!(ref->paused_frac_max > 0 || est->paused_frac_max > 0))
+        return;
+    char side[2][64];
+    const tl_run_info *r[2] = {ref, est};
+    for (int i = 0; i < 2; i++)
+        if (r[i]->paused_frac < 0)
+            snprintf(side[i], sizeof side[i], "not modeled");
+        else
+            snprintf(side[i], sizeof side[i], "%.2f%% on average, %.1f%% at most",
+                     100 * r[i]->paused_frac, 100 * r[i]->paused_frac_max);
+    fprintf(stderr, "tailor compare: note: PFC: links paused for a share of the run: reference "
+            "%s; estimate %s\n", side[0], side[1]);
+}
+
 static int check_same_flows(const args *a, const tl_run_info *ref, const tl_run_info *est,
                             tl_err *err)
 {
@@ -391,6 +409,8 @@ int cmd_compare(int argc, char **argv)
                        MAX_DIR_CHARS);
     if (!rc)
         rc = check_same_flows(&a, &sum[0].run, &sum[1].run, &err);
+    if (!rc)
+        note_pauses(&sum[0].run, &sum[1].run);
     cli_out tx = {0};
     if (!rc)
         rc = cli_out_begin(&tx, out, CLI_OUT_FILES, &err);

@@ -263,6 +263,23 @@ sed 's/"engine": {"name": "pktsim"}/"engine": {"name": "parsimon", "residual": "
 "$bin" run "$tmp/badres.json" -o "$tmp/badres" 2>"$tmp/err" >/dev/null
 check "bad residual option located" grep -q "badres.json:[0-9]*:[0-9]*: engine.residual: expected true or false, found" "$tmp/err"
 
+# PFC: with a 20 KB XOFF the incast pauses its links; run prints and summary.json keeps the
+# share of the run they were paused, flowsim (no PFC) leaves it null, and compare notes both.
+pfc=(--cc dcqcn --set switch.pfc=1 --set switch.pfc_shift=0 --set switch.pfc_xoff_bytes=20000
+     --set switch.pfc_xon_bytes=10000)
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runpfc" "${pfc[@]}" >"$tmp/pfcout" 2>&1
+check "PFC incast exits 0" test $? -eq 0
+check "run prints the paused share" grep -q "PFC: links paused [0-9.]*% of the run on average" \
+    "$tmp/pfcout"
+check "summary.json has a paused share" grep -q '"paused_fraction": 0\.[0-9]*[1-9]' \
+    "$tmp/runpfc/summary.json"
+"$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runpfcfs" --engine flowsim "${pfc[@]}" \
+    --quiet >/dev/null
+check "flowsim: paused share not modeled" grep -q '"paused_fraction": null' \
+    "$tmp/runpfcfs/summary.json"
+"$bin" compare "$tmp/runpfc" "$tmp/runpfcfs" -o "$tmp/cmppfc" >/dev/null 2>"$tmp/err"
+check "compare notes the pauses" grep -q "PFC: links paused .*reference [0-9.]*% on average.*estimate not modeled" "$tmp/err"
+
 # compare: the pktsim incast (run1, the reference) against flowsim on the same scenario.
 "$bin" run "$src/examples/incast-16to1.json" -o "$tmp/runfs16" --engine flowsim --quiet >/dev/null
 check "flowsim incast exits 0" test $? -eq 0

@@ -630,6 +630,12 @@ static void pfc_link_simulations_queue(void **state)
                 assert_int_equal(st.n_requeued, 0);
             else if (c == 2)
                 assert_true(st.n_requeued > 0);
+            /* the pauses in the links' own simulations: at 8 KB the spine
+             * pauses the sources of its link to the destination's switch */
+            assert_true(st.paused_frac_max <= 1 &&
+                        st.paused_frac_sum <= st.n_simulated * st.paused_frac_max + 1e-12);
+            if (c == 2) /* 94% of the run: the sources of the spine's link */
+                assert_true(st.paused_frac_max > 0.5);
             for (int k = 0; k < 3; k++) {
                 ev[direct][k] = st.run_events[k][0];
                 assert_true(st.run_pkts[k][0] > 0);

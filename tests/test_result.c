@@ -571,6 +571,62 @@ static void summary_json_bad_input_is_located(void **state)
     tu_check_err("missing file", &err, TL_EIO, "/nonexistent/summary.json", "cannot open");
 }
 
+/* The run record's PFC shares (docs/results.md): kept through a save and a
+ * load; null or absent (a summary of an older tailor) read as -1; a share
+ * above 1 refused with its JSON path. */
+static void run_record_paused_shares(void **state)
+{
+    (void)state;
+    tl_flows f;
+    tl_flow_result *r;
+    make_flows(&f, &r, 0);
+    tl_summary s, t;
+    assert_int_equal(tl_summary_build(&s, "pktsim", &f, r, NULL), 0);
+    tl_run_info_init(&s.run, NULL, &f, NULL, "dcqcn", 1, "");
+    assert_true(s.run.paused_frac == -1 && s.run.paused_frac_max == -1);
+    s.run.paused_frac = 0.25;
+    s.run.paused_frac_max = 0.5;
+    s.run.is_set = 1;
+    char *p = tu_temp_path(".json");
+    tl_err err;
+    tl_err_clear(&err);
+    assert_int_equal(tl_summary_save_json(&s, p, &err), 0);
+    assert_int_equal(tl_summary_load_json(&t, p, &err), 0);
+    assert_true(t.run.paused_frac == 0.25 && t.run.paused_frac_max == 0.5);
+    tl_summary_fini(&t);
+    char *text = tu_read_file(p, NULL);
+    static const struct {
+        const char *value;
+        int code;
+    } cases[] = {{NULL, 0}, {"null", 0}, {"1.5", TL_EPARSE}, {"\"half\"", TL_EPARSE}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_t *root = json_loads(text, 0, NULL);
+        mutate(root, "run.paused_fraction", cases[i].value);
+        char *bad_text = json_dumps(root, JSON_INDENT(2));
+        json_decref(root);
+        char *bad = tu_write_temp(bad_text, ".json");
+        free(bad_text);
+        tl_err_clear(&err);
+        int rc = tl_summary_load_json(&t, bad, &err);
+        assert_int_equal(rc, cases[i].code);
+        if (rc)
+            tu_check_err(cases[i].value, &err, rc, "run.paused_fraction: ",
+                         "expected a fraction from 0 to 1 or null");
+        else {
+            assert_true(t.run.paused_frac == -1 && t.run.paused_frac_max == 0.5);
+            tl_summary_fini(&t);
+        }
+        remove(bad);
+        free(bad);
+    }
+    free(text);
+    remove(p);
+    free(p);
+    tl_summary_fini(&s);
+    free(r);
+    tl_flows_fini(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +638,7 @@ int main(void)
         cmocka_unit_test(summary_json_round_trip),
         cmocka_unit_test(summary_pack_round_trip),
         cmocka_unit_test(summary_json_bad_input_is_located),
+        cmocka_unit_test(run_record_paused_shares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

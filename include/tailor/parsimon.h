@@ -116,6 +116,10 @@ typedef struct tl_parsimon_stats {
      * (PFC), run again with them as queues; their first try's CPU and
      * events count above. */
     uint32_t n_requeued;
+    /* PFC: per simulated link, the longest any port of its simulation was
+     * paused (the link by v, or a source by u for the link's queue), as a
+     * share of the run; summed over the links and at the most. */
+    double paused_frac_sum, paused_frac_max;
 } tl_parsimon_stats;
 void tl_parsimon_get_stats(const tl_parsimon *s, tl_parsimon_stats *st);
 

@@ -67,6 +67,11 @@ typedef struct tl_run_info {
     char options[256];        /* the engine's options, "key=value ..." ("" if none) */
     int64_t n_flows, bytes_offered, bytes_delivered, bytes_retx;
     int64_t n_drops, n_timeouts, n_pfc_pauses;
+    /* PFC: the share of the run that the links carrying data spent paused,
+     * on average over them and at the most paused one (-1: not modeled;
+     * Parsimon: over its link simulations, each link paused by its own
+     * simulation's downstream switch) */
+    double paused_frac, paused_frac_max;
 } tl_run_info;
 
 /* Fills r for a run of flows f on topology t under (cc, p, seed), with the

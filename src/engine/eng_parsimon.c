@@ -52,6 +52,8 @@ static void counters(const tl_engine *e, tl_run_info *r)
     tl_parsimon_get_stats(e->st, &st);
     r->n_drops = (int64_t)st.n_drops; /* over the link simulations, not the network */
     r->n_timeouts = (int64_t)st.n_timeouts;
+    r->paused_frac = st.n_simulated ? st.paused_frac_sum / st.n_simulated : 0;
+    r->paused_frac_max = st.paused_frac_max;
 }
 
 static void options(const tl_engine_spec *es, char *buf, size_t n)
@@ -98,8 +100,12 @@ static void report(const tl_engine *e, char *buf, size_t n)
     k += (size_t)snprintf(buf + k, k < n ? n - k : 0, "; %.2f s and %.1fM events in all", all,
                           events * 1e-6);
     if (st.n_requeued)
-        snprintf(buf + k, k < n ? n - k : 0, "; %u runs again with queues (PFC)",
-                 st.n_requeued);
+        k += (size_t)snprintf(buf + k, k < n ? n - k : 0, "; %u runs again with queues (PFC)",
+                              st.n_requeued);
+    if (st.paused_frac_max > 0)
+        snprintf(buf + k, k < n ? n - k : 0,
+                 "\nPFC: simulated links paused %.2f%% of their runs on average, %.1f%% at most",
+                 100 * st.paused_frac_sum / st.n_simulated, 100 * st.paused_frac_max);
 }
 
 const tl_engine_ops tl_engine_parsimon = {

@@ -318,6 +318,15 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
             end[i] = lf.v[j].start_ps + res[j].fct_ps;
     }
     tl_pktsim_get_stats(sim, &st);
+    /* PFC: the longest any port of the run at rate was paused, as a share
+     * of the run: the link paused by v, or a source paused by u for the
+     * queue the link builds (in the network, the link before it). */
+    for (uint32_t q = 0; !is_fat && q < 2 * tl_topo_n_links(lt); q++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(sim, q, &ps);
+        double f = st.now_ps > 0 ? (double)ps.paused_ps / (double)st.now_ps : 0;
+        out->paused_frac = q == 0 || f > out->paused_frac ? f : out->paused_frac;
+    }
     out->n_link_hops += st.n_link_hops;
     out->n_drops += st.n_drops;
     out->n_timeouts += st.n_timeouts;

@@ -215,6 +215,9 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
             s->st.run_events[outs[j].kind][r] += outs[j].n_events[r];
         }
         s->st.n_requeued += outs[j].n_requeued;
+        s->st.paused_frac_sum += outs[j].paused_frac;
+        if (outs[j].paused_frac > s->st.paused_frac_max)
+            s->st.paused_frac_max = outs[j].paused_frac;
         s->st.n_link_flows += s->d.chan_off[jobs[j].chan + 1] - s->d.chan_off[jobs[j].chan];
         if (outs[j].wall_s > s->st.max_link_s)
             s->st.max_link_s = outs[j].wall_s;

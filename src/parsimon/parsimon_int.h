@@ -116,6 +116,8 @@ typedef struct ps_link_out {
     double cpu_s[2];                /* run 0: the link at its rate; 1: the link fat */
     uint64_t n_pkts[2], n_events[2]; /* data packets and pktsim events of each run */
     uint32_t n_requeued; /* 1 if the runs went again with queues (PFC would pause past v) */
+    double paused_frac;  /* PFC: the most any port of the run at rate was paused, as a share
+                            of the run (the link by v, or a source by u) */
 } ps_link_out;
 
 /* Simulates channel chan's flows on its link-level topology with pktsim and

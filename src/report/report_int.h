@@ -9,9 +9,10 @@
 #include "tailor/result.h"
 
 /* o must be an object whose keys are exactly allowed (NULL-terminated),
- * besides the one key optional (NULL: none); errors located through c. */
+ * besides any of optional (NULL-terminated; NULL: none); errors located
+ * through c. */
 int tl_report_check_keys(tl_json_ctx *c, const json_t *o, const char *path,
-                         const char *const *allowed, const char *optional);
+                         const char *const *allowed, const char *const *optional);
 
 /* The "run" object; failures counted in *n_bad (tl_json_put). */
 json_t *tl_run_info_json(const tl_run_info *r, int *n_bad);

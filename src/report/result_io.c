@@ -167,7 +167,7 @@ __attribute__((format(printf, 5, 6))) static int fail(ctx *c, const char *path, 
 }
 
 int tl_report_check_keys(ctx *c, const json_t *o, const char *path, const char *const *allowed,
-                         const char *optional)
+                         const char *const *optional)
 {
     char p[512];
     if (!json_is_object(o))
@@ -176,10 +176,12 @@ int tl_report_check_keys(ctx *c, const json_t *o, const char *path, const char *
     json_t *v;
     json_object_foreach((json_t *)o, key, v)
     {
-        size_t i = 0;
+        size_t i = 0, j = 0;
         while (allowed[i] && strcmp(allowed[i], key) != 0)
             i++;
-        if (!allowed[i] && !(optional && !strcmp(key, optional))) {
+        while (optional && optional[j] && strcmp(optional[j], key) != 0)
+            j++;
+        if (!allowed[i] && !(optional && optional[j])) {
             char list[256] = "";
             for (i = 0; allowed[i]; i++) {
                 strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
@@ -263,7 +265,8 @@ static int parse_buckets(ctx *c, const json_t *o, const char *path, tl_slowdown_
 
 static int parse_summary(ctx *c, const json_t *root, tl_summary *s)
 {
-    int rc = tl_report_check_keys(c, root, "", root_keys, "run");
+    static const char *const maybe[] = {"run", NULL};
+    int rc = tl_report_check_keys(c, root, "", root_keys, maybe);
     if (rc)
         return rc;
     const json_t *run = json_object_get(root, "run");

@@ -59,6 +59,7 @@ void tl_run_info_init(tl_run_info *r, const tl_topo *t, const tl_flows *f, const
     r->n_flows = (int64_t)f->n;
     r->bytes_offered = offered > INT64_MAX ? INT64_MAX : (int64_t)offered;
     r->bytes_delivered = r->bytes_retx = r->n_drops = r->n_timeouts = r->n_pfc_pauses = -1;
+    r->paused_frac = r->paused_frac_max = -1;
 }
 
 static json_t *count_or_null(int64_t x) { return x < 0 ? json_null() : json_integer(x); }
@@ -74,6 +75,10 @@ static const char *const run_keys[] = {
     "tailor",          "seed",           "cc",       "scenario_hash", "flows_hash",
     "engine_options",  "flows",          "bytes_offered", "bytes_delivered",
     "bytes_retransmitted", "drops",      "timeouts", "pfc_pauses",    NULL};
+/* Added later: a summary of an older tailor has none. */
+static const char *const run_keys_later[] = {"paused_fraction", "paused_fraction_max", NULL};
+
+static json_t *frac_or_null(double x) { return x < 0 ? json_null() : json_real(x); }
 
 json_t *tl_run_info_json(const tl_run_info *r, int *n_bad)
 {
@@ -91,6 +96,8 @@ json_t *tl_run_info_json(const tl_run_info *r, int *n_bad)
     tl_json_put(o, "drops", count_or_null(r->n_drops), n_bad);
     tl_json_put(o, "timeouts", count_or_null(r->n_timeouts), n_bad);
     tl_json_put(o, "pfc_pauses", count_or_null(r->n_pfc_pauses), n_bad);
+    tl_json_put(o, "paused_fraction", frac_or_null(r->paused_frac), n_bad);
+    tl_json_put(o, "paused_fraction_max", frac_or_null(r->paused_frac_max), n_bad);
     return o;
 }
 
@@ -139,11 +146,29 @@ static int get_count(tl_json_ctx *c, const json_t *o, const char *key, int allow
     return 0;
 }
 
+/* A fraction in [0, 1], or null or absent (a summary of an older tailor)
+ * for -1. */
+static int get_frac(tl_json_ctx *c, const json_t *o, const char *key, double *out)
+{
+    char p[64];
+    const json_t *v = json_object_get(o, key);
+    *out = -1;
+    if (!v || json_is_null(v))
+        return 0;
+    double x = json_is_number(v) ? json_number_value(v) : -1;
+    if (!(x >= 0 && x <= 1))
+        return tl_json_fail(c, 0, tl_json_join(p, sizeof p, "run", key), TL_EPARSE,
+                            "expected a fraction from 0 to 1 or null, found %s",
+                            json_is_number(v) ? "a number outside it" : tl_json_type_name(v));
+    *out = x;
+    return 0;
+}
+
 int tl_run_info_parse(tl_json_ctx *c, const json_t *o, tl_run_info *r)
 {
     memset(r, 0, sizeof *r);
     int64_t seed;
-    int rc = tl_report_check_keys(c, o, "run", run_keys, NULL);
+    int rc = tl_report_check_keys(c, o, "run", run_keys, run_keys_later);
     rc = rc ? rc : get_str(c, o, "tailor", r->version, sizeof r->version);
     rc = rc ? rc : get_str(c, o, "cc", r->cc, sizeof r->cc);
     rc = rc ? rc : get_str(c, o, "engine_options", r->options, sizeof r->options);
@@ -157,6 +182,8 @@ int tl_run_info_parse(tl_json_ctx *c, const json_t *o, tl_run_info *r)
     rc = rc ? rc : get_count(c, o, "drops", 1, &r->n_drops);
     rc = rc ? rc : get_count(c, o, "timeouts", 1, &r->n_timeouts);
     rc = rc ? rc : get_count(c, o, "pfc_pauses", 1, &r->n_pfc_pauses);
+    rc = rc ? rc : get_frac(c, o, "paused_fraction", &r->paused_frac);
+    rc = rc ? rc : get_frac(c, o, "paused_fraction_max", &r->paused_frac_max);
     if (rc)
         return rc;
     r->seed = (uint64_t)seed;
