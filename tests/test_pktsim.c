@@ -1199,6 +1199,77 @@ static void waits_count_other_flows_only(void **state)
     assert_true(wt[2][1] == 0 || wt[2][1] == pkt10);
 }
 
+/* Three 10 Gb/s senders (hosts 0-2) into one switch and on to host 3, 300 KB
+ * each under DCTCP with PFC at a fixed XOFF of xoff bytes; with is_grouped
+ * the senders' links count and pause as one ingress
+ * (tl_pktsim_set_pfc_ingress). PAUSE frames per sender link into pauses. */
+static void pfc_ingress_run(int is_grouped, uint64_t xoff, uint64_t pauses[3])
+{
+    int64_t delay[4] = {1000000, 1000000, 1000000, 1000000};
+    tl_err err;
+    tl_err_clear(&err);
+    tl_topo *t = star_topo(4, delay);
+    tl_routes *r = tl_routes_create(t, 1, &err);
+    tl_flows f;
+    tl_flows_init(&f);
+    tl_flow v[3];
+    for (uint32_t k = 0; k < 3; k++)
+        v[k] = (tl_flow){.id = k, .src = k, .dst = 3, .size_bytes = 300000, .start_ps = 0};
+    f.v = v;
+    f.n = f.cap = 3;
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    tl_params_set(&p, "switch.pfc", 1, NULL);
+    tl_params_set(&p, "switch.pfc_shift", 0, NULL);
+    tl_params_set(&p, "switch.pfc_xoff_bytes", (double)xoff, NULL);
+    tl_params_set(&p, "switch.pfc_xon_bytes", (double)xoff / 2, NULL);
+    tl_pktsim *s = tl_pktsim_create(t, r, &f, &p, "dctcp", 1, &err);
+    assert_non_null(s);
+    /* channel 2k: host k -> switch */
+    if (is_grouped) {
+        assert_int_equal(tl_pktsim_set_pfc_ingress(s, 2, 0, &err), 0);
+        assert_int_equal(tl_pktsim_set_pfc_ingress(s, 4, 0, &err), 0);
+        /* refused: itself, a channel grouped already, as a grouped one, one
+         * ending elsewhere */
+        assert_int_equal(tl_pktsim_set_pfc_ingress(s, 0, 0, &err), TL_ERANGE);
+        assert_int_equal(tl_pktsim_set_pfc_ingress(s, 2, 6, &err), TL_EINVAL);
+        assert_int_equal(tl_pktsim_set_pfc_ingress(s, 6, 2, &err), TL_EINVAL);
+        assert_int_equal(tl_pktsim_set_pfc_ingress(s, 1, 0, &err), TL_EINVAL);
+    }
+    assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(s, &st);
+    assert_int_equal(st.n_flows_done, 3);
+    assert_int_equal(st.n_drops, 0);
+    for (uint32_t k = 0; k < 3; k++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(s, 2 * k, &ps);
+        pauses[k] = ps.n_pauses;
+    }
+    tl_pktsim_check_invariants(s);
+    tl_pktsim_destroy(s);
+    tl_params_fini(&p);
+    tl_routes_destroy(r);
+    tl_topo_destroy(t);
+}
+
+/* Channels counted as one ingress (tl_pktsim_set_pfc_ingress, Parsimon's
+ * sources that share a channel into u): at a 20 KB XOFF, three senders
+ * each hold too little at the switch to be paused, together enough; then
+ * every PAUSE reaches all three. Bad groupings are refused. */
+static void pfc_ingress_channels_count_as_one(void **state)
+{
+    (void)state;
+    uint64_t apart[3], one[3];
+    pfc_ingress_run(0, 20000, apart);
+    pfc_ingress_run(1, 20000, one);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(apart[k], 0);
+        assert_int_equal(one[k], one[0]);
+    }
+    assert_true(one[0] > 0); /* 30 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1226,6 +1297,7 @@ int main(void)
         cmocka_unit_test(idle_paced_flow_does_not_time_out),
         cmocka_unit_test(lone_packet_drops_come_back_by_rto),
         cmocka_unit_test(waits_count_other_flows_only),
+        cmocka_unit_test(pfc_ingress_channels_count_as_one),
         cmocka_unit_test(bad_configurations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -53,6 +53,9 @@ typedef struct tl_parsimon_opts {
                               fat (default on; tailor's addition, docs/parsimon.md) */
     int is_fat_subset;     /* ... and that run leaves out the flows that meet no other
                               flow (default on; off runs them all, for checking) */
+    int is_pfc_by_channel; /* PFC at u counts and pauses the sources by the channel they
+                              come into u by in the network (default off; docs/parsimon.md
+                              "Limits") */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
     tl_dist *dist;         /* MPI ranks to spread the link simulations over (NULL: none);
                               borrowed */

@@ -227,6 +227,14 @@ int tl_pktsim_record_waits(tl_pktsim *s, int max_hops, tl_err *err);
  * NULL if waits are not recorded. */
 const int64_t *tl_pktsim_flow_waits(const tl_pktsim *s, size_t i);
 
+/* PFC counts the packets that come in over channel chan at its far-end
+ * switch as if they had come over as_chan (to the same switch), and a PAUSE
+ * for as_chan pauses chan too: channels that stand for one link into the
+ * switch (the sources of a Parsimon link simulation that reach u over one
+ * channel in the network). Before the run; chan must count as itself and
+ * as_chan must not count as another. */
+int tl_pktsim_set_pfc_ingress(tl_pktsim *s, uint32_t chan, uint32_t as_chan, tl_err *err);
+
 /* The channels of flow i's current path; *hops receives the count. */
 const uint32_t *tl_pktsim_flow_path(const tl_pktsim *s, size_t i, int *hops);
 /* Flow i's congestion state now (its first subflow's): window (UINT64_MAX:

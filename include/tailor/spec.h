@@ -50,6 +50,7 @@ typedef struct tl_engine_spec {
      * 0 and the two flags -1, and the engine's defaults apply
      * (docs/parsimon.md) */
     int is_cluster, is_passthrough, is_residual;
+    int is_pfc_by_channel; /* parsimon: "pfc_by_channel" (default false) */
     uint32_t bucket_min, norm_pkts;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load, cluster_scale;
     /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =

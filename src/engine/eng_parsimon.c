@@ -30,6 +30,7 @@ static int create(tl_engine *e, tl_err *err)
     po.cluster_scale = set_or(es->cluster_scale, po.cluster_scale);
     po.is_passthrough = es->is_passthrough < 0 ? po.is_passthrough : es->is_passthrough;
     po.is_residual = es->is_residual < 0 ? po.is_residual : es->is_residual;
+    po.is_pfc_by_channel = es->is_pfc_by_channel;
     po.n_threads = es->n_threads;
     po.dist = e->o.dist;
     e->st = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed,
@@ -58,8 +59,9 @@ static void counters(const tl_engine *e, tl_run_info *r)
 
 static void options(const tl_engine_spec *es, char *buf, size_t n)
 {
-    snprintf(buf, n, "cluster=%d passthrough=%d residual=%d", es->is_cluster, es->is_passthrough,
-             es->is_residual);
+    snprintf(buf, n, "cluster=%d passthrough=%d residual=%d norm_pkts=%u pfc_by_channel=%d",
+             es->is_cluster, es->is_passthrough, es->is_residual, es->norm_pkts,
+             es->is_pfc_by_channel);
 }
 
 static const char *files(const tl_engine *e) { return "fct.csv, fct.txt, summary.json"; }

@@ -161,6 +161,34 @@ static int cmp_flow_at(const void *a, const void *b)
  * there (0 for a flow left out) and, with end, the time it completes. With
  * is_watch, destinations' links that could queue under PFC are watched
  * direct ports (the run fails with TL_EPAUSE where they would pause). */
+/* PFC at u by the channels the sources come in by in the network (the
+ * link's tl_parsimon_opts.is_pfc_by_channel): a source's link counts and
+ * pauses with the first source's that reaches u over the same channel (the
+ * channel before the link on its first flow's path). Each source has its
+ * own link into u here, where in the network the link's flows come over the
+ * one or two links before u and pause those together. */
+static int pfc_by_channel(const lsim *ls, tl_pktsim *sim, tl_err *err)
+{
+    const ps_decomp *d = ls->env->d;
+    uint32_t *tmp = malloc(((size_t)ls->src.n + 1) * sizeof *tmp);
+    if (!tmp)
+        return tl_err_nomem(err);
+    int rc = 0;
+    for (uint32_t k = 0; !rc && k < ls->src.n; k++) {
+        uint32_t i = ls->src.first[k], a = d->path_off[i], b = d->path_off[i + 1], at = a + 1;
+        while (at < b && d->path[at] != ls->chan)
+            at++;
+        tmp[k] = d->path[at - 1]; /* u is a switch: the link is not the first hop */
+        for (uint32_t j = 0; j < k; j++)
+            if (tmp[j] == tmp[k]) { /* the first is its channel's leader */
+                rc = tl_pktsim_set_pfc_ingress(sim, 2 * k, 2 * j, err);
+                break;
+            }
+    }
+    free(tmp);
+    return rc;
+}
+
 static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *excess,
                    int64_t *end, int is_watch, ps_link_out *out, tl_err *err)
 {
@@ -258,6 +286,9 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
         rdelay[k] = 2 * ls->src.delay[k];
     }
     if (kind != 0 && (rc = tl_pktsim_set_ctrl_delays(sim, rchan, rdelay, n_src, err)))
+        goto done;
+    if (kind != 0 && env->o->is_pfc_by_channel && tl_params_get(env->p, "switch.pfc") != 0 &&
+        (rc = pfc_by_channel(ls, sim, err)))
         goto done;
     tl_pktsim_set_direct_acks(sim, env->o->is_direct_acks);
     /* With PFC the link simulation times out as the network does, after

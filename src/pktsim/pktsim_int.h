@@ -95,6 +95,10 @@ typedef struct port { /* egress queue of a directed channel, and the link itself
     uint64_t hdrm_bytes;    /* PFC: bytes from this channel held in the far-end switch's
                              * headroom (apart from ingress_bytes and the shared buffer) */
     uint64_t hdrm_cap;      /* PFC: the headroom the far-end switch keeps for this channel */
+    /* tl_pktsim_set_pfc_ingress: the channel whose PFC counts and pauses
+     * this one's (itself by default), and the next of the channels whose
+     * counts this one keeps (NONE: the last) */
+    uint32_t pfc_as, pfc_next;
     uint64_t cap_bytes;     /* switch.port_buffer_bytes: this port's own buffer; 0 = shared */
     uint64_t watch_bytes;   /* a watched direct port: its backlog when a packet last crossed it */
     dfifo *fifo;            /* a watched direct port's packets (tl_pktsim_set_direct_port_watched:

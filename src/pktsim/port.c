@@ -272,6 +272,8 @@ int ports_build(tl_pktsim *s, tl_err *err)
         qp_bytes += (p->qp->state_bytes + 15) & ~(size_t)15;
         p->q_head[0] = p->q_head[1] = p->q_tail[0] = p->q_tail[1] = NONE;
         p->rr_head = NONE;
+        p->pfc_as = c;
+        p->pfc_next = NONE;
         /* Ring sized for a link full of minimum-size packets, rounded up to a
          * power of two so the index wraps with a mask; doubles if needed. */
         uint64_t need = (uint64_t)(l->delay_ps / (tx_time(p, s->ack_bytes) + 1)) + 4, cap = 4;

@@ -18,12 +18,21 @@ int swmem_admits(const tl_pktsim *s, uint64_t used, uint64_t q_bytes, uint32_t b
     return is_pfc || (double)(q_bytes + bytes) <= s->dt_alpha * (double)(s->buffer_bytes - used);
 }
 
-/* PFC: a PAUSE (is_pause) or RESUME for port up reaches it one link delay later. */
+/* PFC: a PAUSE (is_pause) or RESUME for port up reaches it one link delay
+ * later, and so for every channel whose counts up keeps
+ * (tl_pktsim_set_pfc_ingress). */
 static void send_pfc(tl_pktsim *s, port *up, int is_pause, int64_t now)
 {
     up->is_pause_sent = (uint8_t)is_pause;
-    push(s, now + up->prop_ps, (uint32_t)(up - s->ports), EV_PFC, (uint16_t)is_pause);
+    for (port *q = up;; q = &s->ports[q->pfc_next]) {
+        push(s, now + q->prop_ps, (uint32_t)(q - s->ports), EV_PFC, (uint16_t)is_pause);
+        if (q->pfc_next == NONE)
+            break;
+    }
 }
+
+/* The port whose PFC counts take the packets that come in over channel c. */
+static inline port *pfc_ingress(tl_pktsim *s, uint32_t c) { return &s->ports[s->ports[c].pfc_as]; }
 
 /* The shared buffer switch sw has left (0 when full). */
 static inline uint64_t sw_free_bytes(const tl_pktsim *s, uint32_t sw)
@@ -74,7 +83,7 @@ int swmem_take(tl_pktsim *s, port *p, pkt *k, int64_t now)
 {
     if (p->cap_bytes) /* a per-port buffer (htsim's model); apply_params rules out PFC */
         return p->q_bytes + k->wire_bytes <= p->cap_bytes;
-    port *in = s->is_pfc ? &s->ports[k->in_chan] : NULL;
+    port *in = s->is_pfc ? pfc_ingress(s, k->in_chan) : NULL;
     if (swmem_admits(s, s->sw_used[p->sw], p->q_bytes, k->wire_bytes, s->is_pfc)) {
         s->sw_used[p->sw] += k->wire_bytes;
         if (in) {
@@ -107,7 +116,7 @@ void swmem_release(tl_pktsim *s, const port *p, const pkt *k, int64_t now)
         s->sw_used[p->sw] -= b;
         return;
     }
-    port *in = &s->ports[k->in_chan];
+    port *in = pfc_ingress(s, k->in_chan);
     uint64_t h = in->hdrm_bytes < b ? in->hdrm_bytes : b;
     in->hdrm_bytes -= h;
     in->ingress_bytes -= b - h;
@@ -166,4 +175,22 @@ void swmem_configure(tl_pktsim *s, int shift, uint64_t port_cap, uint64_t wan_ca
             sh--;
         q->pfc_shift = (uint8_t)sh;
     }
+}
+
+int tl_pktsim_set_pfc_ingress(tl_pktsim *s, uint32_t chan, uint32_t as_chan, tl_err *err)
+{
+    if (chan >= s->n_ports || as_chan >= s->n_ports || chan == as_chan)
+        return tl_err_set(err, TL_ERANGE, "PFC ingress: channels %u and %u (of %u) must be two",
+                          chan, as_chan, s->n_ports);
+    port *p = &s->ports[chan], *a = &s->ports[as_chan];
+    if (p->to != a->to || s->node_sw[p->to] == NONE)
+        return tl_err_set(err, TL_EINVAL, "PFC ingress: channels %u and %u do not end at one "
+                          "switch", chan, as_chan);
+    if (p->pfc_as != chan || p->pfc_next != NONE || a->pfc_as != as_chan)
+        return tl_err_set(err, TL_EINVAL, "PFC ingress: channel %u already counts with another, "
+                          "or %u counts as another", chan, as_chan);
+    p->pfc_as = as_chan;
+    p->pfc_next = a->pfc_next;
+    a->pfc_next = chan;
+    return 0;
 }

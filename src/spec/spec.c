@@ -810,7 +810,8 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
                                        "cluster_wmape", "cluster_load", "paths",
                                        "model",         "no_model",     "path_pktsim",
                                        "passthrough",   "residual",     "cluster_scale",
-                                       "until_ns",      "norm_pkts",    NULL};
+                                       "until_ns",      "norm_pkts",    "pfc_by_channel",
+                                       NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -825,6 +826,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     OPT(get_bool(c, o, P, "cluster", &e->is_cluster));
     OPT(get_bool(c, o, P, "passthrough", &e->is_passthrough));
     OPT(get_bool(c, o, P, "residual", &e->is_residual));
+    OPT(get_bool(c, o, P, "pfc_by_channel", &e->is_pfc_by_channel));
     OPT(get_u32(c, o, P, "bucket_min", &e->bucket_min, 1, 1000000, 0));
     OPT(get_u32(c, o, P, "norm_pkts", &e->norm_pkts, 1, 1000000, 0));
     OPT(get_num(c, o, P, "bucket_ratio", &e->bucket_ratio, 1, 1000, 0, 0));
