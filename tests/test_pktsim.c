@@ -1144,6 +1144,7 @@ static void waits_run(const tl_flows *f, int is_recorded, tl_flow_result *res, i
         assert_int_equal(tl_pktsim_record_waits(s, 2, &err), 0);
     assert_int_equal(tl_pktsim_record_waits(s, 0, &err), TL_ERANGE);
     assert_int_equal(tl_pktsim_run(s, 0, NULL, &err), 0);
+    assert_int_equal(tl_pktsim_record_waits(s, 2, &err), TL_EINVAL); /* after the run */
     memcpy(res, tl_pktsim_results(s), f->n * sizeof *res);
     for (size_t i = 0; is_recorded && i < f->n; i++) {
         wt[i][0] = tl_pktsim_flow_waits(s, i)[0];

@@ -28,8 +28,8 @@ int tl_pktsim_record_waits(tl_pktsim *s, int max_hops, tl_err *err)
 {
     if (max_hops < 1 || max_hops > 255)
         return tl_err_set(err, TL_ERANGE, "waits: %d hops per flow, expected 1 to 255", max_hops);
-    if (s->waits)
-        return tl_err_set(err, TL_EINVAL, "waits: already recorded");
+    if (s->waits || s->st.n_events)
+        return tl_err_set(err, TL_EINVAL, "waits: recorded already, or the run has begun");
     tl_waits *w = calloc(1, sizeof *w);
     if (!w)
         return tl_err_nomem(err);
