@@ -155,12 +155,6 @@ static int cmp_flow_at(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Builds the link-level topology (the link at its rate, or fat_factor times
- * it with is_fat), runs pktsim on the link's flows (those with keep[i] set,
- * all without keep) and writes each flow's FCT in excess of its ideal FCT
- * there (0 for a flow left out) and, with end, the time it completes. With
- * is_watch, destinations' links that could queue under PFC are watched
- * direct ports (the run fails with TL_EPAUSE where they would pause). */
 /* PFC at u by the channels the sources come in by in the network (the
  * link's tl_parsimon_opts.is_pfc_by_channel): a source's link counts and
  * pauses with the first source's that reaches u over the same channel (the
@@ -170,25 +164,30 @@ static int cmp_flow_at(const void *a, const void *b)
 static int pfc_by_channel(const lsim *ls, tl_pktsim *sim, tl_err *err)
 {
     const ps_decomp *d = ls->env->d;
-    uint32_t *tmp = malloc(((size_t)ls->src.n + 1) * sizeof *tmp);
-    if (!tmp)
+    uint32_t *lead = calloc((size_t)d->n_chans + 1, sizeof *lead); /* first source + 1 */
+    if (!lead)
         return tl_err_nomem(err);
     int rc = 0;
     for (uint32_t k = 0; !rc && k < ls->src.n; k++) {
-        uint32_t i = ls->src.first[k], a = d->path_off[i], b = d->path_off[i + 1], at = a + 1;
-        while (at < b && d->path[at] != ls->chan)
+        uint32_t i = ls->src.first[k], at = d->path_off[i] + 1;
+        while (at < d->path_off[i + 1] && d->path[at] != ls->chan)
             at++;
-        tmp[k] = d->path[at - 1]; /* u is a switch: the link is not the first hop */
-        for (uint32_t j = 0; j < k; j++)
-            if (tmp[j] == tmp[k]) { /* the first is its channel's leader */
-                rc = tl_pktsim_set_pfc_ingress(sim, 2 * k, 2 * j, err);
-                break;
-            }
+        uint32_t c = d->path[at - 1]; /* u is a switch: the link is not the first hop */
+        if (lead[c])
+            rc = tl_pktsim_set_pfc_ingress(sim, 2 * k, 2 * (lead[c] - 1), err);
+        else
+            lead[c] = k + 1;
     }
-    free(tmp);
+    free(lead);
     return rc;
 }
 
+/* Builds the link-level topology (the link at its rate, or fat_factor times
+ * it with is_fat), runs pktsim on the link's flows (those with keep[i] set,
+ * all without keep) and writes each flow's FCT in excess of its ideal FCT
+ * there (0 for a flow left out) and, with end, the time it completes. With
+ * is_watch, destinations' links that could queue under PFC are watched
+ * direct ports (the run fails with TL_EPAUSE where they would pause). */
 static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *excess,
                    int64_t *end, int is_watch, ps_link_out *out, tl_err *err)
 {
@@ -352,11 +351,12 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     /* PFC: the longest any port of the run at rate was paused, as a share
      * of the run: the link paused by v, or a source paused by u for the
      * queue the link builds (in the network, the link before it). */
-    for (uint32_t q = 0; !is_fat && q < 2 * tl_topo_n_links(lt); q++) {
+    if (!is_fat)
+        out->paused_frac = 0;
+    for (uint32_t q = 0; !is_fat && st.now_ps > 0 && q < 2 * tl_topo_n_links(lt); q++) {
         tl_port_stats ps;
         tl_pktsim_port_stats(sim, q, &ps);
-        double f = st.now_ps > 0 ? (double)ps.paused_ps / (double)st.now_ps : 0;
-        out->paused_frac = q == 0 || f > out->paused_frac ? f : out->paused_frac;
+        out->paused_frac = fmax(out->paused_frac, (double)ps.paused_ps / (double)st.now_ps);
     }
     out->n_link_hops += st.n_link_hops;
     out->n_drops += st.n_drops;
