@@ -19,8 +19,10 @@
  * a hop, pktsim's waits against Parsimon's draws. Each NORM (default 0) is
  * a Parsimon run with tl_parsimon_opts.norm_pkts at that value, against the
  * one pktsim run; each prints a line "csv,SCENARIO,NORM" with Parsimon's
- * p99 then p99.9 errors (%) per bucket and over all flows. Prints figures;
- * never passes or fails. */
+ * p99 then p99.9 errors (%) per bucket and over all flows. With TRUTH_OUT
+ * set, pktsim's summary.json (with its run record) goes to that path, for
+ * `tailor compare` against other engines' runs of the scenario later.
+ * Prints figures; never passes or fails. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,7 @@
 #include "tailor/parsimon.h"
 #include "tailor/pktsim.h"
 #include "tailor/quantile.h"
+#include "tailor/result.h"
 #include "tailor/world.h"
 
 #define STRIDE 16 /* hops kept per flow: fabrics have at most 6 */
@@ -240,6 +243,33 @@ static int report(const tl_world *w, const char *scen, tl_pktsim *ps, uint32_t n
     return 0;
 }
 
+/* pktsim's summary, with the run record a `tailor run` would write, to
+ * path. */
+static int save_truth(const tl_world *w, const tl_pktsim *ps, const char *path)
+{
+    tl_err err;
+    tl_err_clear(&err);
+    tl_summary sum;
+    memset(&sum, 0, sizeof sum);
+    int rc = tl_summary_build(&sum, "pktsim", &w->flows, tl_pktsim_results(ps), &err);
+    if (!rc) {
+        tl_pktsim_stats st;
+        tl_pktsim_get_stats(ps, &st);
+        tl_run_info *r = &sum.run;
+        tl_run_info_init(r, w->topo, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed, "");
+        r->bytes_delivered = (int64_t)st.bytes_delivered;
+        r->bytes_retx = (int64_t)st.bytes_retx;
+        r->n_drops = (int64_t)(st.n_drops + st.n_fail_drops);
+        r->n_timeouts = (int64_t)st.n_timeouts;
+        r->n_pfc_pauses = tl_pktsim_paused_share(ps, &r->paused_frac, &r->paused_frac_max);
+        rc = tl_summary_save_json(&sum, path, &err);
+    }
+    if (rc)
+        fprintf(stderr, "bench_parsimon_error: %s: %s\n", path, err.msg);
+    tl_summary_fini(&sum);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     tl_alloc_tune();
@@ -269,6 +299,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_parsimon_error: pktsim: %s\n", err.msg);
         return 1;
     }
+    const char *truth_out = getenv("TRUTH_OUT");
+    if (truth_out && save_truth(&w, ps, truth_out))
+        return 1;
     for (int a = 2; a == 2 || a < argc; a++)
         if (report(&w, scen, ps, a < argc ? (uint32_t)atoi(argv[a]) : 0))
             return 1;

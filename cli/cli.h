@@ -82,11 +82,22 @@ int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *
  * read (tl_m3_knob_is_read) and that differs from cc's defaults, the value
  * its training data had: the estimate is that of the default. */
 void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who);
-/* Prints on stdout the shipped accuracy figures of the model file model_path
- * (of CRC-32 model_crc, tl_engine_model), when data/models/accuracy.json
- * lists it, and warns on stderr, as `who`, when they miss the goal; an
- * unreadable file is a warning, not an error (cli/m3_accuracy.c). */
-void cli_m3_note_accuracy(const char *model_path, uint32_t model_crc, const char *who);
+/* What a run's accuracy note reads of the run (cli/accuracy.c). */
+typedef struct cli_run_facts {
+    const char *cc;
+    const tl_run_info *run; /* its record; NULL: no regime check */
+    int is_pfc;             /* switch.pfc on */
+    int is_regime_only;     /* the regime checks alone, not the figures */
+} cli_run_facts;
+/* Prints on stdout the accuracy figures data/models/accuracy.json gives for
+ * an estimate by engine: m3 with the model file model_path (of CRC-32
+ * model_crc, tl_engine_model), found by its CRC, or Parsimon under rf->cc;
+ * warns on stderr, as `who`, when an m3 model misses the goal, and when the
+ * run (rf->run) is outside the regime the figures were measured in, naming
+ * the measure. Other engines: nothing. An unreadable
+ * file is a warning, not an error. */
+void cli_note_accuracy(const char *engine, const char *model_path, uint32_t model_crc,
+                       const cli_run_facts *rf, const char *who);
 void cli_world_fini(cli_world *w);
 
 /* Runs a registered engine (tailor/engine.h) and writes and reports its

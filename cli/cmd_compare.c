@@ -305,9 +305,6 @@ static int load_run(const char *dir, tl_summary *s, tl_err *err)
     return tl_summary_load_json(s, path, err);
 }
 
-/* Runs of different flows (another topology, workload or seed) differ by
- * their workloads, not by an engine's error: refused unless --force. Runs of
- * the same flows under other settings are compared, with a note. */
 /* PFC: how long each side's links were paused, where either knows and
  * either paused (a storm that the estimate does not see shows here). */
 static void note_pauses(const tl_run_info *ref, const tl_run_info *est)
@@ -326,6 +323,9 @@ static void note_pauses(const tl_run_info *ref, const tl_run_info *est)
             "%s; estimate %s\n", side[0], side[1]);
 }
 
+/* Runs of different flows (another topology, workload or seed) differ by
+ * their workloads, not by an engine's error: refused unless --force. Runs of
+ * the same flows under other settings are compared, with a note. */
 static int check_same_flows(const args *a, const tl_run_info *ref, const tl_run_info *est,
                             tl_err *err)
 {
@@ -409,8 +409,15 @@ int cmd_compare(int argc, char **argv)
                        MAX_DIR_CHARS);
     if (!rc)
         rc = check_same_flows(&a, &sum[0].run, &sum[1].run, &err);
-    if (!rc)
+    if (!rc) {
         note_pauses(&sum[0].run, &sum[1].run);
+        /* the estimate's regime, as its run warned (cli/accuracy.c) */
+        cli_run_facts rf = {.cc = sum[1].run.cc,
+                            .run = &sum[1].run,
+                            .is_pfc = sum[0].run.paused_frac_max > 0,
+                            .is_regime_only = 1};
+        cli_note_accuracy(sum[1].engine, NULL, 0, &rf, "tailor compare");
+    }
     cli_out tx = {0};
     if (!rc)
         rc = cli_out_begin(&tx, out, CLI_OUT_FILES, &err);

@@ -37,6 +37,16 @@ static void plot(const char *dir, const char *name)
             name);
 }
 
+/* The accuracy figures of the estimator and the check of its regime
+ * (cli/accuracy.c). */
+static void note_accuracy(const cli_world *w, const char *engine, const char *model,
+                          uint32_t crc, const tl_run_info *run)
+{
+    cli_run_facts rf = {
+        .cc = w->sc.cc, .run = run, .is_pfc = tl_knob(&w->sc.params, TL_K_SW_PFC) != 0};
+    cli_note_accuracy(engine, model, crc, &rf, "tailor run");
+}
+
 /* Runs the engine on a built world and writes its result files into the
  * existing folder dir (an output transaction's); prints a short report on
  * stdout naming shown, where the files will be (NULL: no report). eo: the
@@ -91,8 +101,7 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
         printf("%s\n", line);
         uint32_t crc;
         const char *model = tl_engine_model(e, &crc);
-        if (model)
-            cli_m3_note_accuracy(model, crc, "tailor run");
+        note_accuracy(w, engine, model, crc, &sum.run);
         print_buckets(&sum, shown, tl_engine_files(e));
     }
     tl_summary_fini(&sum);

@@ -223,8 +223,10 @@ int cmd_sweep(int argc, char **argv)
         printf("\n");
         for (int v = 0; v < sw[0].n; v++)
             print_row(stdout, sw, n_sw, v, &sums[v]);
-        if (model)
-            cli_m3_note_accuracy(model, crc, "tailor sweep");
+        if (model) {
+            cli_run_facts rf = {.cc = w.sc.cc};
+            cli_note_accuracy(engine, model, crc, &rf, "tailor sweep");
+        }
     }
     for (int v = 0; v < n_done; v++)
         tl_summary_fini(&sums[v]);

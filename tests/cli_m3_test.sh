@@ -166,6 +166,8 @@ check "a DCQCN run prints its model's accuracy on the suite" \
     grep -q "accuracy of this model on 12 dcqcn scenarios of the suite" "$tmp/out"
 check "and warns that it misses the goal, naming Parsimon's figure" \
     grep -q "m3's dcqcn model misses the accuracy goal.*where Parsimon is at" "$tmp/err"
+check "and that it cannot tell a PFC storm, naming the suite's" \
+    grep -q "m3 does not model PFC pauses.*(the suite's: d11 and t11" "$tmp/err"
 "$bin" run "$tmp/m3s.json" --engine m3 --paths 50 -o "$tmp/m3acc" --quiet >"$tmp/out" 2>"$tmp/err"
 check "a dctcp-rate run prints its model's accuracy" \
     grep -q "accuracy of this model on 24 dctcp-rate scenarios" "$tmp/out"
@@ -191,6 +193,40 @@ TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine m3 --cc dcqcn --paths
     -o "$tmp/m3acc2" --quiet >"$tmp/out" 2>"$tmp/err"
 check "an entry with a bad member names its JSON path" \
     grep -q "accuracy.json:3:[0-9]*: models\[0\].mean_pct: expected a number >= 0, found a string" \
+    "$tmp/err"
+# Parsimon's figures per CC, and the regime they were measured in: a run
+# outside it (paused more than any suite scenario) warns, naming the
+# measure; so does compare on its estimate.
+"$bin" run "$tmp/m3s.json" --engine parsimon --cc dcqcn -o "$tmp/pacc" >"$tmp/out" 2>"$tmp/err"
+check "a Parsimon DCQCN run prints Parsimon's accuracy under DCQCN" \
+    grep -q "accuracy of Parsimon on 12 dcqcn scenarios of the suite.*worst size bucket's p99" \
+    "$tmp/out"
+paused=$(grep -o '"paused_fraction_max": [0-9.e-]*' "$tmp/pacc/summary.json" | awk '{ print $2 }')
+check "its links paused (the regime checks below rely on it)" \
+    awk -v p="$paused" 'BEGIN { exit !(p > 0.02) }'
+acc_file() { # paused_fraction_max
+    printf '{"goal": {"mean_pct": 5, "max_pct": 15}, "models": [],\n "parsimon": [],\n' \
+        >"$tmp/acc/models/accuracy.json"
+    printf ' "regime": {"paused_fraction_max": %s, "paused_note": "x01",\n' "$1" \
+        >>"$tmp/acc/models/accuracy.json"
+    printf '  "storms": "x03 and x04"}}\n' >>"$tmp/acc/models/accuracy.json"
+}
+acc_file 0.02
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine parsimon --cc dcqcn -o "$tmp/pacc2" \
+    --quiet >/dev/null 2>"$tmp/err"
+check "a run paused more than the suite's most warns, naming the measure and the bound" \
+    grep -q "outside the regime.*paused_fraction_max [0-9.]*% (.*) is above 2.00%.*: x01;" "$tmp/err"
+TAILOR_DATA="$tmp/acc" "$bin" compare "$tmp/pacc" "$tmp/pacc" --quiet >/dev/null 2>"$tmp/err"
+check "compare warns of the estimate's regime too" \
+    grep -q "tailor compare: warning: outside the regime.*paused_fraction_max" "$tmp/err"
+acc_file 0.9
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine parsimon --cc dcqcn -o "$tmp/pacc2" \
+    --quiet >/dev/null 2>"$tmp/err"
+check "a run paused less does not" sh -c "! grep -q 'outside the regime' '$tmp/err'"
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine m3 --cc dcqcn --paths 50 \
+    -o "$tmp/pacc3" --quiet >/dev/null 2>"$tmp/err"
+check "m3 under PFC warns that it cannot see pauses, naming the suite's storms" \
+    grep -q "m3 does not model PFC pauses (paused_fraction: null).*(the suite's: x03 and x04)" \
     "$tmp/err"
 "$bin" run "$tmp/m3s.json" --engine m3 --cc timely --model "$src/data/models/m3.model" --paths 50 \
     -o "$tmp/m3ship-timely2" --quiet >/dev/null 2>"$tmp/err"
@@ -229,7 +265,7 @@ check "a Kmax sweep under DCQCN runs (shipped DCQCN model)" test $? -eq 0
 check "and prints the model's accuracy after its table" \
     sh -c "tail -2 '$tmp/out' | grep -q 'accuracy of this model on 12 dcqcn'"
 check "a sweep of a knob the model reads warns of nothing but the model's accuracy" \
-    test -z "$(grep -v -e 'misses the accuracy goal' -e '^\[' "$tmp/err")"
+    test -z "$(grep -v -e 'misses the accuracy goal' -e 'does not model PFC' -e '^\[' "$tmp/err")"
 # DCQCN's rates are not among the model's inputs: the sweep says so
 "$bin" sweep "$tmp/m3d.json" --paths 50 --set dcqcn.ai_rate_bps=5Mbps,50Mbps \
     >"$tmp/m3dai" 2>"$tmp/err"
@@ -245,7 +281,7 @@ check "and warns that the model does not read it, with both values" \
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set hpcc.eta=0.5 --set switch.pmax=0.5 \
     -o "$tmp/m3dmin" --quiet >/dev/null 2>"$tmp/err"
 check "a run that sets another CC's knob or one the model reads does not warn of knobs" \
-    test -z "$(grep -v -e 'misses the accuracy goal' -e '^\[' "$tmp/err")"
+    test -z "$(grep -v -e 'misses the accuracy goal' -e 'does not model PFC' -e '^\[' "$tmp/err")"
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set switch.kmax_bytes_per_gbps=32KB \
     -o "$tmp/m3d32" --quiet >/dev/null
 check "the Kmax sweep's 32 KB row is the run at 32 KB" \

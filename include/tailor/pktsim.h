@@ -285,4 +285,10 @@ typedef struct tl_port_stats {
 } tl_port_stats;
 void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out);
 
+/* PFC: the share of the run so far that the channels carrying packets spent
+ * paused, on average over them (*mean) and at the most paused one (*most;
+ * both 0 before any packet); returns the PAUSE frames that reached any
+ * port. O(channels). */
+int64_t tl_pktsim_paused_share(const tl_pktsim *s, double *mean, double *most);
+
 #endif

@@ -127,32 +127,6 @@ static int run(tl_engine *e, tl_progress *prog, tl_err *err)
 
 static const tl_flow_result *flow_results(const tl_engine *e) { return tl_pktsim_results(e->st); }
 
-/* PFC: the share of the run that the links carrying packets spent paused,
- * on average over them (*mean) and at the most paused one (*most); the
- * PAUSE frames in all. */
-static int64_t paused_share(const tl_engine *e, double *mean, double *most)
-{
-    tl_pktsim_stats st;
-    tl_pktsim_get_stats(e->st, &st);
-    double sum = 0;
-    int64_t n_pauses = 0;
-    uint32_t busy = 0;
-    *most = 0;
-    for (uint32_t c = 0; c < 2 * tl_topo_n_links(e->w->topo); c++) {
-        tl_port_stats ps;
-        tl_pktsim_port_stats(e->st, c, &ps);
-        n_pauses += (int64_t)ps.n_pauses;
-        if (ps.bytes_tx == 0 || st.now_ps <= 0)
-            continue;
-        double f = (double)ps.paused_ps / (double)st.now_ps;
-        busy++;
-        sum += f;
-        *most = f > *most ? f : *most;
-    }
-    *mean = busy ? sum / busy : 0;
-    return n_pauses;
-}
-
 static void counters(const tl_engine *e, tl_run_info *r)
 {
     tl_pktsim_stats st;
@@ -161,7 +135,7 @@ static void counters(const tl_engine *e, tl_run_info *r)
     r->bytes_retx = (int64_t)st.bytes_retx;
     r->n_drops = (int64_t)(st.n_drops + st.n_fail_drops);
     r->n_timeouts = (int64_t)st.n_timeouts;
-    r->n_pfc_pauses = paused_share(e, &r->paused_frac, &r->paused_frac_max);
+    r->n_pfc_pauses = tl_pktsim_paused_share(e->st, &r->paused_frac, &r->paused_frac_max);
 }
 
 /* links.csv: one row per directed link (docs/results.md). */
@@ -225,7 +199,7 @@ static void report(const tl_engine *e, char *buf, size_t n)
              cpu > 0 ? (double)st.n_link_hops / cpu : 0, cpu, (unsigned long long)st.n_drops,
              (unsigned long long)st.n_marks, (unsigned long long)st.n_timeouts);
     double mean, most;
-    if (paused_share(e, &mean, &most) > 0) {
+    if (tl_pktsim_paused_share(e->st, &mean, &most) > 0) {
         size_t len = strlen(buf);
         snprintf(buf + len, len < n ? n - len : 0,
                  ", PFC: links paused %.2f%% of the run on average, %.1f%% at most", 100 * mean,

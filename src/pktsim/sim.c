@@ -604,3 +604,24 @@ void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out)
     out->paused_ps = p->paused_ps + (p->is_paused ? s->st.now_ps - p->paused_since_ps : 0);
     out->max_ingress_bytes = p->max_ingress_bytes;
 }
+
+int64_t tl_pktsim_paused_share(const tl_pktsim *s, double *mean, double *most)
+{
+    double sum = 0;
+    int64_t n_pauses = 0;
+    uint32_t busy = 0;
+    *most = 0;
+    for (uint32_t c = 0; c < 2 * tl_topo_n_links(s->topo); c++) {
+        tl_port_stats ps;
+        tl_pktsim_port_stats(s, c, &ps);
+        n_pauses += (int64_t)ps.n_pauses;
+        if (ps.bytes_tx == 0 || s->st.now_ps <= 0)
+            continue;
+        double f = (double)ps.paused_ps / (double)s->st.now_ps;
+        busy++;
+        sum += f;
+        *most = f > *most ? f : *most;
+    }
+    *mean = busy ? sum / busy : 0;
+    return n_pauses;
+}
