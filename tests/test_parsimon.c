@@ -742,7 +742,7 @@ static void diagnostics_estimate_from_given_delays(void **state)
         tl_parsimon_opts o;
         tl_parsimon_opts_default(&o);
         o.n_threads = 1;
-        o.norm_pkts = norm ? 1u << 20 : 0;
+        o.norm_pkts = norm ? 1u << 20 : 1;
         tl_parsimon *s = run(&w, &o);
         const tl_flow_result *r = tl_parsimon_results(s);
         for (size_t i = 0; i < n; i++) {
@@ -773,6 +773,41 @@ static void diagnostics_estimate_from_given_delays(void **state)
     assert_int_equal(n_moved[1], 0);
     free(delay);
     tl_world_fini(&w);
+}
+
+/* norm_pkts left 0 (the default) is 5 under dctcp-rate (docs/accuracy.md,
+ * "norm_pkts") and the paper's 1 under the other CCs: byte-identical
+ * estimates to those counts set, and under dctcp-rate not those of 1. */
+static void norm_pkts_default_by_cc(void **state)
+{
+    (void)state;
+    const char *cc[2] = {"dctcp-rate", "dcqcn"};
+    for (int k = 0; k < 2; k++) {
+        tl_world w;
+        tu_world_make(&w, DEFAULT_SHAPE("3000"));
+        snprintf(w.sc.cc, sizeof w.sc.cc, "%s", cc[k]);
+        tl_parsimon_opts o;
+        tl_parsimon_opts_default(&o);
+        o.n_threads = 1;
+        tl_flow_result *r[3];
+        for (uint32_t norm = 0; norm < 3; norm++) { /* default, 1, 5 */
+            o.norm_pkts = norm == 0 ? 0 : norm == 1 ? 1 : 5;
+            tl_parsimon *s = run(&w, &o);
+            r[norm] = malloc(w.flows.n * sizeof *r[norm]);
+            memcpy(r[norm], tl_parsimon_results(s), w.flows.n * sizeof *r[norm]);
+            tl_parsimon_destroy(s);
+        }
+        size_t bytes = w.flows.n * sizeof *r[0];
+        int same = k == 0 ? 2 : 1; /* the run the default equals */
+        if (memcmp(r[0], r[same], bytes))
+            fail_msg("%s: the default's estimates differ from norm_pkts %d's", cc[k],
+                     same == 2 ? 5 : 1);
+        if (!memcmp(r[1], r[2], bytes))
+            fail_msg("%s: norm_pkts 1 and 5 give the same estimates", cc[k]);
+        for (int j = 0; j < 3; j++)
+            free(r[j]);
+        tl_world_fini(&w);
+    }
 }
 
 static void bad_options(void **state)
@@ -806,6 +841,7 @@ int main(void)
         cmocka_unit_test(pfc_link_simulations_queue),
         cmocka_unit_test(pfc_by_channel_pauses_sources_together),
         cmocka_unit_test(diagnostics_estimate_from_given_delays),
+        cmocka_unit_test(norm_pkts_default_by_cc),
         cmocka_unit_test(bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,7 @@ typedef struct tl_parsimon_opts {
     double bucket_ratio;   /* x: a bucket's largest size >= x * its lower bound (paper: 2) */
     double fat_factor;     /* downstream links are this many times faster (paper: 10) */
     uint32_t norm_pkts;    /* a delay is normalized by max(packets, norm_pkts) (paper: by
-                              packets, 0 or 1) */
+                              packets, 1; 0: 5 under dctcp-rate, else 1) */
     int is_cluster;        /* simulate one link per cluster of similar links (§4.2) */
     double cluster_wmape;  /* size and inter-arrival percentiles closer than this (0.15;
                               the paper: 0.1) */
