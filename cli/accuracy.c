@@ -181,8 +181,8 @@ static void print_accuracy(const char *file, int is_m3, const accuracy *a, const
                "error| %.1f%%, max %.1f%% (%s); Parsimon %.1f%%",
                a->n, a->cc, file, a->mean, a->max, a->max_at, a->parsimon_mean);
     else
-        printf("accuracy of Parsimon on %.0f %s scenarios of the suite (%s): mean |p99 error| "
-               "%.1f%%, max %.1f%% (%s)",
+        printf("accuracy of Parsimon (default options) on %.0f %s scenarios of the suite (%s): "
+               "mean |p99 error| %.1f%%, max %.1f%% (%s)",
                a->n, a->cc, file, a->mean, a->max, a->max_at);
     print_detail(a);
     printf(" (docs/accuracy.md)\n");

@@ -199,7 +199,7 @@ check "an entry with a bad member names its JSON path" \
 # measure; so does compare on its estimate.
 "$bin" run "$tmp/m3s.json" --engine parsimon --cc dcqcn -o "$tmp/pacc" >"$tmp/out" 2>"$tmp/err"
 check "a Parsimon DCQCN run prints Parsimon's accuracy under DCQCN" \
-    grep -q "accuracy of Parsimon on 12 dcqcn scenarios of the suite.*worst size bucket's p99" \
+    grep -q "accuracy of Parsimon (default options) on 12 dcqcn scenarios.*worst size bucket's p99" \
     "$tmp/out"
 paused=$(grep -o '"paused_fraction_max": [0-9.e-]*' "$tmp/pacc/summary.json" | awk '{ print $2 }')
 check "its links paused (the regime checks below rely on it)" \
