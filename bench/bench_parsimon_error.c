@@ -253,15 +253,8 @@ static int save_truth(const tl_world *w, const tl_pktsim *ps, const char *path)
     memset(&sum, 0, sizeof sum);
     int rc = tl_summary_build(&sum, "pktsim", &w->flows, tl_pktsim_results(ps), &err);
     if (!rc) {
-        tl_pktsim_stats st;
-        tl_pktsim_get_stats(ps, &st);
-        tl_run_info *r = &sum.run;
-        tl_run_info_init(r, w->topo, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed, "");
-        r->bytes_delivered = (int64_t)st.bytes_delivered;
-        r->bytes_retx = (int64_t)st.bytes_retx;
-        r->n_drops = (int64_t)(st.n_drops + st.n_fail_drops);
-        r->n_timeouts = (int64_t)st.n_timeouts;
-        r->n_pfc_pauses = tl_pktsim_paused_share(ps, &r->paused_frac, &r->paused_frac_max);
+        tl_run_info_init(&sum.run, w->topo, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed, "");
+        tl_pktsim_run_counters(ps, &sum.run);
         rc = tl_summary_save_json(&sum, path, &err);
     }
     if (rc)

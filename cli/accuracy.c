@@ -223,7 +223,8 @@ void cli_note_accuracy(const char *engine, const char *model_path, uint32_t mode
     int is_m3 = strcmp(engine, "m3") == 0;
     char file[4096];
     if ((is_m3 && !model_path && !rf->is_regime_only) ||
-        (!is_m3 && strcmp(engine, "parsimon") != 0) || tl_data_path("models/accuracy.json", file, sizeof file, NULL))
+        (!is_m3 && strcmp(engine, "parsimon") != 0) ||
+        tl_data_path("models/accuracy.json", file, sizeof file, NULL))
         return;
     tl_err err;
     tl_err_clear(&err);
@@ -237,12 +238,11 @@ void cli_note_accuracy(const char *engine, const char *model_path, uint32_t mode
     }
     accuracy a = {0};
     acc_file f = {0};
-    int found = 0;
+    int found = 0; /* 1: an entry for this estimate */
     if (root) {
         tl_json_ctx c;
         if (!tl_json_ctx_init(&c, file, text, &err)) {
-            found = get_head(&c, root, &f);
-            if (!found && !rf->is_regime_only)
+            if (!get_head(&c, root, &f) && !rf->is_regime_only)
                 found = find_entry(&c, root, is_m3, model_crc, rf->cc, &a);
             tl_json_ctx_fini(&c);
         }

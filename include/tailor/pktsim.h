@@ -291,4 +291,9 @@ void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out)
  * port. O(channels). */
 int64_t tl_pktsim_paused_share(const tl_pktsim *s, double *mean, double *most);
 
+/* The run record's counters of the run so far (bytes delivered and resent,
+ * drops, timeouts, PAUSE frames and paused shares) into r; the rest of r is
+ * left as it is (tl_run_info_init fills it). */
+void tl_pktsim_run_counters(const tl_pktsim *s, tl_run_info *r);
+
 #endif

@@ -127,16 +127,7 @@ static int run(tl_engine *e, tl_progress *prog, tl_err *err)
 
 static const tl_flow_result *flow_results(const tl_engine *e) { return tl_pktsim_results(e->st); }
 
-static void counters(const tl_engine *e, tl_run_info *r)
-{
-    tl_pktsim_stats st;
-    tl_pktsim_get_stats(e->st, &st);
-    r->bytes_delivered = (int64_t)st.bytes_delivered;
-    r->bytes_retx = (int64_t)st.bytes_retx;
-    r->n_drops = (int64_t)(st.n_drops + st.n_fail_drops);
-    r->n_timeouts = (int64_t)st.n_timeouts;
-    r->n_pfc_pauses = tl_pktsim_paused_share(e->st, &r->paused_frac, &r->paused_frac_max);
-}
+static void counters(const tl_engine *e, tl_run_info *r) { tl_pktsim_run_counters(e->st, r); }
 
 /* links.csv: one row per directed link (docs/results.md). */
 static int save_links(const tl_engine *e, const char *dir, tl_err *err)

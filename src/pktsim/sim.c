@@ -605,6 +605,15 @@ void tl_pktsim_port_stats(const tl_pktsim *s, uint32_t chan, tl_port_stats *out)
     out->max_ingress_bytes = p->max_ingress_bytes;
 }
 
+void tl_pktsim_run_counters(const tl_pktsim *s, tl_run_info *r)
+{
+    r->bytes_delivered = (int64_t)s->st.bytes_delivered;
+    r->bytes_retx = (int64_t)s->st.bytes_retx;
+    r->n_drops = (int64_t)(s->st.n_drops + s->st.n_fail_drops);
+    r->n_timeouts = (int64_t)s->st.n_timeouts;
+    r->n_pfc_pauses = tl_pktsim_paused_share(s, &r->paused_frac, &r->paused_frac_max);
+}
+
 int64_t tl_pktsim_paused_share(const tl_pktsim *s, double *mean, double *most)
 {
     double sum = 0;
