@@ -13,7 +13,7 @@
 #define MAX_DIRS 16
 
 typedef struct m3_args {
-    const char *dir, *dirs[MAX_DIRS]; /* dir = dirs[0]; several only for train */
+    const char *dir, *dirs[MAX_DIRS]; /* dir = dirs[0]; several for train and calibrate */
     int n_dirs;
     const char *out, *cc, *kind, *sizes, *traffic, *length, *pfc, *truth_from;
     uint64_t samples, seed, fg_flows, max_flows, trees, depth, calib_min, calib_folds;
@@ -54,7 +54,7 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
     for (int i = 2; i < argc; i++) {
         const char *s = argv[i];
         if (s[0] != '-') {
-            int max = strcmp(sub, "train") ? 1 : MAX_DIRS;
+            int max = strcmp(sub, "train") && strcmp(sub, "calibrate") ? 1 : MAX_DIRS;
             if (a->n_dirs == max) {
                 if (max == 1)
                     fprintf(stderr, "tailor m3 %s: one folder expected, found '%s' and '%s'\n",
@@ -255,16 +255,46 @@ static int train(int argc, char **argv)
     return 0;
 }
 
+/* tailor m3 calibrate MODEL DIR [DIR ...] [-o OUT]: the first positional
+ * argument is the model, the rest its calibration folders. */
+static int calibrate(int argc, char **argv)
+{
+    m3_args a = {0};
+    int rc = parse(argc, argv, "calibrate", "o,threads,quiet", &a);
+    if (rc)
+        return rc;
+    if (a.n_dirs < 2) {
+        fprintf(stderr, "tailor m3 calibrate: expected a model file and at least one fabric "
+                        "samples folder, found %d argument%s\n", a.n_dirs, a.n_dirs == 1 ? "" : "s");
+        return EXIT_INPUT;
+    }
+    const char *out = a.out ? a.out : a.dirs[0];
+    tl_err err;
+    tl_err_clear(&err);
+    rc = tl_m3_calibrate(a.dirs[0], a.dirs + 1, a.n_dirs - 1, out, a.n_threads, &err);
+    if (rc) {
+        cli_print_err("m3 calibrate", &err);
+        return cli_exit_code(&err);
+    }
+    char log_path[4200];
+    snprintf(log_path, sizeof log_path, "%s.log", out);
+    printf("m3 calibrate: model %s, log %s\n", out, log_path);
+    return 0;
+}
+
 int cmd_m3(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "tailor m3: expected gen-data or train (see 'tailor help m3')\n");
+        fprintf(stderr, "tailor m3: expected gen-data, train or calibrate (see 'tailor help m3')\n");
         return EXIT_INPUT;
     }
     if (!strcmp(argv[1], "gen-data"))
         return gen_data(argc, argv);
     if (!strcmp(argv[1], "train"))
         return train(argc, argv);
-    fprintf(stderr, "tailor m3: unknown step '%s'; expected gen-data or train\n", argv[1]);
+    if (!strcmp(argv[1], "calibrate"))
+        return calibrate(argc, argv);
+    fprintf(stderr, "tailor m3: unknown step '%s'; expected gen-data, train or calibrate\n",
+            argv[1]);
     return EXIT_INPUT;
 }

@@ -159,6 +159,53 @@ static void mixture_by_hand(void **state)
     assert_true(isnan(mean) && isnan(p[0]));
 }
 
+/* Mixture calibration: paths whose flows all follow one law (log slowdown
+ * 0.2 plus an exponential of mean 0.5), predicted with a path-level error
+ * that grows toward the tail as a model's does (log space, uniform +-1
+ * times -log(1 - q) / log(1000): +-0.1 at p50, +-1 at p99.9). The error
+ * alone spreads the mixture: its p99.9 lies far above the pooled flows'.
+ * The shifts bring p50, p90, p99 and p99.9 of the mixture to the pooled
+ * flows' within 5%; with fewer than 10 flows above a level, the level
+ * keeps the shift of the level below. */
+static void calib_mixture_meets_pooled(void **state)
+{
+    (void)state;
+    tl_rng r;
+    tl_rng_init(&r, 3, "test", 0);
+    m3_calib cs, small;
+    m3_calib_init(&cs), m3_calib_init(&small);
+    for (int k = 0; k < 2000; k++) {
+        double logq[M3_N_Q], sd[20], e = 2 * tl_rng_uniform(&r) - 1;
+        for (int q = 0; q < M3_N_Q; q++)
+            logq[q] = 0.2 - 0.5 * log(1 - m3_q[q]) + e * -log(1 - m3_q[q]) / log(1000);
+        for (int j = 0; j < 20; j++)
+            sd[j] = exp(0.2 - 0.5 * log(tl_rng_uniform_pos(&r)));
+        assert_int_equal(m3_calib_add(&cs, 0, logq, 20, sd, 20, NULL), 0);
+        if (k < 250)
+            assert_int_equal(m3_calib_add(&small, 0, logq, 20, sd, 20, NULL), 0);
+    }
+    static const double lv[4] = {0.5, 0.9, 0.99, 0.999}, zero[M3_N_Q] = {0};
+    double shift[M3_N_OUT][M3_N_Q], mix[4], pooled[4];
+    assert_int_equal(m3_calib_compare(&cs, 0, zero, lv, 4, mix, pooled, NULL), 0);
+    print_message("uncalibrated mixture p99.9 %.2f, flows %.2f\n", mix[3], pooled[3]);
+    assert_true(mix[3] > 1.15 * pooled[3]);
+    assert_int_equal(m3_calib_shift(&cs, shift, NULL), 0);
+    assert_int_equal(m3_calib_compare(&cs, 0, shift[0], lv, 4, mix, pooled, NULL), 0);
+    for (int k = 0; k < 4; k++) {
+        print_message("level %g: mixture %.3f, flows %.3f\n", lv[k], mix[k], pooled[k]);
+        assert_true(fabs(mix[k] / pooled[k] - 1) < 0.05);
+    }
+    assert_true(shift[0][M3_N_Q - 1] < 0); /* the error's spread taken back */
+    for (int b = 1; b < M3_N_OUT; b++) /* no flows: no shift */
+        for (int q = 0; q < M3_N_Q; q++)
+            assert_true(shift[b][q] == 0);
+    /* 5,000 flows: 5 above p99.9, 25 above p99.5 */
+    assert_int_equal(m3_calib_shift(&small, shift, NULL), 0);
+    assert_true(shift[0][M3_N_Q - 1] == shift[0][M3_N_Q - 2]);
+    assert_true(shift[0][M3_N_Q - 2] != shift[0][M3_N_Q - 3]);
+    m3_calib_fini(&cs), m3_calib_fini(&small);
+}
+
 /* The same (seed, index) gives the same sample; another index another one;
  * features see the sample's configuration and count its foreground flows. */
 static void synthetic_samples(void **state)
@@ -1162,7 +1209,7 @@ static void fabric_train_calib_folds(void **state)
     assert_int_equal(tl_m3_train(dirs, 1, model, &o, NULL), 0);
     log = tu_read_file(log_path, NULL);
     assert_non_null(strstr(log, "calibration fold 4 of 4: trained on"));
-    assert_non_null(strstr(log, "(out of fold, 4 folds of the training scenarios)"));
+    assert_non_null(strstr(log, "out of fold, 4 folds of the training scenarios)"));
     double cal = reported_q90(log);
     free(log);
     print_message("held-out flows at or below the 90%% prediction: %.1f%% raw, %.1f%% "
@@ -1449,6 +1496,7 @@ int main(void)
         cmocka_unit_test(fabric_truth_from),
         cmocka_unit_test(fabric_train_drops_collapse),
         cmocka_unit_test(fabric_train_calib_folds),
+        cmocka_unit_test(calib_mixture_meets_pooled),
         cmocka_unit_test(fabric_mixture_scenario),
         cmocka_unit_test(fabric_mixture3_scenario),
         cmocka_unit_test(fabric_measured_scenario),

@@ -151,5 +151,14 @@ void tl_m3_train_opts_default(tl_m3_train_opts *o);
  * model_path.log. */
 int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
                 const tl_m3_train_opts *o, tl_err *err);
+/* Sets the calibration of the fabric-trained model model_in from the fabric
+ * paths of dirs[0..n_dirs), which it was not trained on: per size bucket and
+ * grid quantile, the shift that makes the mixture of the paths' predictions
+ * (as m3 mixes them) meet the quantiles of their flows pooled (docs/m3.md
+ * "Calibration"). Writes model_out (may equal model_in; the same trees) and
+ * model_out.log (model_in.log, then the shifts and the fit). n_threads: 0 =
+ * all cores. */
+int tl_m3_calibrate(const char *model_in, const char *const *dirs, int n_dirs,
+                    const char *model_out, int n_threads, tl_err *err);
 
 #endif

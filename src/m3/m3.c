@@ -289,18 +289,14 @@ static int predict(tl_m3 *s, tl_err *err)
     size_t i = 0;
     for (uint32_t k = 0; k < n; k++)
         for (int b = 0; b < M3_N_OUT; b++) {
-            double prev = 1;
-            for (int q = 0; q < M3_N_Q; q++) {
-                double v = NAN;
-                if (s->feat[k].n_fg[b]) {
-                    v = s->truth   ? s->truth[k][b][q]
-                        : s->model ? s->feat[k].ref_q[b][q] * exp((double)y[i++] + s->shift[b][q])
-                                   : s->feat[k].fs_q[b][q];
-                    v = fmax(v, prev);
-                    prev = v;
-                }
-                s->pred[k][b][q] = v;
-            }
+            double *v = s->pred[k][b];
+            for (int q = 0; q < M3_N_Q; q++)
+                v[q] = !s->feat[k].n_fg[b] ? NAN
+                       : s->truth          ? s->truth[k][b][q]
+                       : s->model ? s->feat[k].ref_q[b][q] * exp((double)y[i++] + s->shift[b][q])
+                                  : s->feat[k].fs_q[b][q];
+            if (s->feat[k].n_fg[b])
+                m3_comp_fix(v);
         }
     free(x), free(y);
     return 0;

@@ -114,6 +114,13 @@ typedef struct m3_comp {
  * a piecewise-linear quantile function through m3_q, extended to 0 and 1 as
  * docs/m3.md says). NaN for n == 0 or zero weight. */
 void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS]);
+/* The same mixture's quantiles at the k levels lv (each in (0, 1)). */
+void m3_mixture_quantiles(const m3_comp *c, size_t n, const double *lv, int k, double *out);
+/* The same mixture's CDF at v: the weighted share at or below v. */
+double m3_mixture_cdf(const m3_comp *c, size_t n, double v);
+/* Makes a component's quantiles non-decreasing and at least 1 (a slowdown),
+ * as the model's corrected quantiles are before they are mixed. */
+void m3_comp_fix(double q[M3_N_Q]);
 
 /* ---- features (m3.txt §3.4, docs/m3.md "Features") ---- */
 

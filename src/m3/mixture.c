@@ -33,40 +33,81 @@ static double cdf_at(const double *u, const double *x, double v)
     return u[i - 1] + t * (u[i] - u[i - 1]);
 }
 
-void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
+/* The mixture's quantiles at lv[0..k) by bisection on its CDF: for each
+ * level q the smallest v with F(v) >= q, between the components' lowest and
+ * highest knots. */
+static void quantiles(const m3_comp *c, size_t n, double wsum, double lo, double hi,
+                      const double *lv, int k, double *out)
 {
-    double wsum = 0, msum = 0, lo = INFINITY, hi = -INFINITY;
+    for (int p = 0; p < k; p++) {
+        if (!(wsum > 0)) {
+            out[p] = NAN;
+            continue;
+        }
+        double a = lo, b = hi;
+        for (int it = 0; it < 100 && b - a > 1e-12 * b; it++) {
+            double v = 0.5 * (a + b), fsum = 0;
+            for (size_t j = 0; j < n; j++) {
+                double u[M3_N_Q + 2], x[M3_N_Q + 2];
+                knots(&c[j], u, x);
+                fsum += c[j].w * cdf_at(u, x, v);
+            }
+            if (fsum >= lv[p] * wsum)
+                b = v;
+            else
+                a = v;
+        }
+        out[p] = b;
+    }
+}
+
+/* Weight sum, mean sum and knot range of n components. */
+static void span(const m3_comp *c, size_t n, double *wsum, double *msum, double *lo, double *hi)
+{
+    *wsum = 0, *msum = 0, *lo = INFINITY, *hi = -INFINITY;
     for (size_t k = 0; k < n; k++) {
         double u[M3_N_Q + 2], x[M3_N_Q + 2];
         knots(&c[k], u, x);
         double m = 0;
         for (int i = 0; i + 1 < M3_N_Q + 2; i++)
             m += (u[i + 1] - u[i]) * (x[i] + x[i + 1]) / 2;
-        wsum += c[k].w;
-        msum += c[k].w * m;
-        lo = fmin(lo, x[0]);
-        hi = fmax(hi, x[M3_N_Q + 1]);
+        *wsum += c[k].w;
+        *msum += c[k].w * m;
+        *lo = fmin(*lo, x[0]);
+        *hi = fmax(*hi, x[M3_N_Q + 1]);
     }
+}
+
+void m3_mixture(const m3_comp *c, size_t n, double *mean, double pct[TL_N_PCTS])
+{
+    double wsum, msum, lo, hi;
+    span(c, n, &wsum, &msum, &lo, &hi);
     *mean = wsum > 0 ? msum / wsum : NAN;
-    for (int p = 0; p < TL_N_PCTS; p++) {
-        if (!(wsum > 0)) {
-            pct[p] = NAN;
-            continue;
-        }
-        /* bisection on the mixture CDF: the smallest v with F(v) >= q */
-        double a = lo, b = hi;
-        for (int it = 0; it < 100 && b - a > 1e-12 * b; it++) {
-            double v = 0.5 * (a + b), fsum = 0;
-            for (size_t k = 0; k < n; k++) {
-                double u[M3_N_Q + 2], x[M3_N_Q + 2];
-                knots(&c[k], u, x);
-                fsum += c[k].w * cdf_at(u, x, v);
-            }
-            if (fsum >= tl_pcts[p] * wsum)
-                b = v;
-            else
-                a = v;
-        }
-        pct[p] = b;
+    quantiles(c, n, wsum, lo, hi, tl_pcts, TL_N_PCTS, pct);
+}
+
+void m3_mixture_quantiles(const m3_comp *c, size_t n, const double *lv, int k, double *out)
+{
+    double wsum, msum, lo, hi;
+    span(c, n, &wsum, &msum, &lo, &hi);
+    quantiles(c, n, wsum, lo, hi, lv, k, out);
+}
+
+double m3_mixture_cdf(const m3_comp *c, size_t n, double v)
+{
+    double wsum = 0, fsum = 0;
+    for (size_t k = 0; k < n; k++) {
+        double u[M3_N_Q + 2], x[M3_N_Q + 2];
+        knots(&c[k], u, x);
+        wsum += c[k].w;
+        fsum += c[k].w * cdf_at(u, x, v);
     }
+    return wsum > 0 ? fsum / wsum : NAN;
+}
+
+void m3_comp_fix(double q[M3_N_Q])
+{
+    double prev = 1;
+    for (int i = 0; i < M3_N_Q; i++)
+        prev = q[i] = fmax(q[i], prev);
 }

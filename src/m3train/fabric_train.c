@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "m3train/m3train_int.h"
 #include "tailor/fileio.h"
 #include "tailor/quantile.h"
@@ -280,50 +282,26 @@ static size_t n_calib_scenarios(const m3_fpath *v, size_t n, uint32_t per)
     return k;
 }
 
-/* Whether scenario index/per is read by a calibration pass: the held-out
- * calibration split (fold < 0), or cross-fitting fold `fold` of n_folds
- * among the training scenarios. */
+/* Scenarios a calibration pass reads: the held-out calibration split
+ * (PASS_CALIB), the report split (PASS_REPORT), every scenario (PASS_ALL,
+ * for a model trained on other folders), or cross-fitting fold `fold` >= 0
+ * of n_folds among the training scenarios. */
+enum { PASS_CALIB = -1, PASS_REPORT = -2, PASS_ALL = -3 };
 static int in_pass(uint64_t index, uint32_t per, int fold, uint32_t n_folds)
 {
-    if (fold < 0)
+    if (fold == PASS_CALIB)
         return is_calib_scenario(index, per);
+    if (fold == PASS_REPORT)
+        return is_report_scenario(index, per);
+    if (fold == PASS_ALL)
+        return 1;
     return !is_valid_scenario(index, per) && index / per % n_folds == (uint64_t)fold;
 }
 
-/* Residuals label - prediction per bucket b and quantile q, in
- * v[b][q * most[b] ..], cnt[b][q] of them. */
-typedef struct residuals {
-    double *v[M3_N_OUT];
-    size_t most[M3_N_OUT], cnt[M3_N_OUT][M3_N_Q];
-} residuals;
-
-static void residuals_fini(residuals *rs)
-{
-    for (int b = 0; b < M3_N_OUT; b++)
-        free(rs->v[b]);
-    memset(rs, 0, sizeof *rs);
-}
-
-/* Room for the flows of every scenario some pass reads. */
-static int residuals_init(residuals *rs, const m3_fpath *v, size_t n, uint32_t per,
-                          uint32_t n_folds, tl_err *err)
-{
-    memset(rs, 0, sizeof *rs);
-    for (size_t i = 0; i < n; i++)
-        for (int b = 0; b < M3_N_OUT; b++)
-            if (n_folds ? !is_valid_scenario(v[i].index, per) : is_calib_scenario(v[i].index, per))
-                rs->most[b] += v[i].feat.n_fg[b];
-    for (int b = 0; b < M3_N_OUT; b++)
-        if (!(rs->v[b] = malloc((M3_N_Q * rs->most[b] + 1) * sizeof *rs->v[b]))) {
-            residuals_fini(rs);
-            return tl_err_nomem(err);
-        }
-    return 0;
-}
-
-/* Adds model m's residuals on the flows of the scenarios of a pass. */
-static int residuals_add(residuals *rs, const m3_model *m, const m3_fpath *v, size_t n,
-                         uint32_t per, int fold, uint32_t n_folds, int n_threads, tl_err *err)
+/* Adds model m's predictions for the paths of a pass, with their flows, to
+ * the calibration set. */
+static int calib_add_pass(m3_calib *cs, const m3_model *m, const m3_fpath *v, size_t n,
+                          uint32_t per, int fold, uint32_t n_folds, int n_threads, tl_err *err)
 {
     float y[M3_N_Q];
     for (size_t i = 0; i < n; i++) {
@@ -332,57 +310,60 @@ static int residuals_add(residuals *rs, const m3_model *m, const m3_fpath *v, si
             continue;
         const double *sd = r->sd;
         for (int b = 0; b < M3_N_OUT; sd += r->feat.n_fg[b++]) {
-            if (!r->feat.n_fg[b])
+            int ok = r->feat.n_fg[b] > 0;
+            for (int q = 0; ok && q < M3_N_Q; q++)
+                ok = r->feat.ref_q[b][q] > 0 && isfinite(r->feat.ref_q[b][q]);
+            if (!ok)
                 continue;
             int rc = predict_bucket(m, &r->feat, b, n_threads, y, err);
+            double logq[M3_N_Q];
+            for (int q = 0; q < M3_N_Q; q++)
+                logq[q] = log(r->feat.ref_q[b][q]) + (double)y[q];
+            rc = rc ? rc : m3_calib_add(cs, b, logq, r->feat.n_fg[b], sd, r->feat.n_fg[b], err);
             if (rc)
                 return rc;
-            for (uint32_t j = 0; j < r->feat.n_fg[b]; j++)
-                for (int q = 0; q < M3_N_Q; q++)
-                    if (usable(r, b, q, sd[j]))
-                        rs->v[b][q * rs->most[b] + rs->cnt[b][q]++] =
-                            m3_label(sd[j], r->feat.ref_q[b][q]) - (double)y[q];
         }
     }
     return 0;
 }
 
-/* Per bucket and quantile q, the q-quantile of the residuals (0 where
- * fewer than 20). */
-static void residuals_shift(residuals *rs, double shift[M3_N_OUT][M3_N_Q])
+static void log_shifts(FILE *log, const char *what, const double shift[M3_N_OUT][M3_N_Q])
 {
-    for (int b = 0; b < M3_N_OUT; b++)
-        for (int q = 0; q < M3_N_Q; q++) {
-            shift[b][q] = 0;
-            if (rs->cnt[b][q] >= 20)
-                tl_quantiles(rs->v[b] + q * rs->most[b], rs->cnt[b][q], &m3_q[q], &shift[b][q],
-                             1, NULL);
-        }
+    fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles (mixture, "
+                 "%s):\n", what);
+    for (int b = 0; b < M3_N_OUT; b++) {
+        fprintf(log, "  %-8s", tl_bucket_names[b]);
+        for (int q = 0; q < M3_N_Q; q++)
+            fprintf(log, " %+.3f", shift[b][q]);
+        fputc('\n', log);
+    }
 }
 
-/* Held-out calibration: model m's residuals on the calibration scenarios. */
-static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, uint32_t per, int n_threads,
-                     double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+/* Held-out calibration: model m on the calibration scenarios (fold
+ * PASS_CALIB), or on every scenario (PASS_ALL). */
+static int calibrate(const m3_model *m, const m3_fpath *v, size_t n, uint32_t per, int pass,
+                     int n_threads, double shift[M3_N_OUT][M3_N_Q], tl_err *err)
 {
-    residuals rs;
-    int rc = residuals_init(&rs, v, n, per, 0, err);
-    rc = rc ? rc : residuals_add(&rs, m, v, n, per, -1, 0, n_threads, err);
-    if (!rc)
-        residuals_shift(&rs, shift);
-    residuals_fini(&rs);
+    m3_calib cs;
+    m3_calib_init(&cs);
+    int rc = calib_add_pass(&cs, m, v, n, per, pass, 0, n_threads, err);
+    rc = rc ? rc : m3_calib_shift(&cs, shift, err);
+    m3_calib_fini(&cs);
     return rc;
 }
 
 /* Cross-fitted calibration (--calib-folds K): the training scenarios fall
  * into K folds by scenario number; a model trained as m was on the other
- * folds' rows predicts each fold's flows, and the shifts come from all
- * these out-of-fold residuals, so they rest on every training scenario
+ * folds' rows predicts each fold's paths, and the shifts come from all
+ * these out-of-fold predictions, so they rest on every training scenario
  * rather than on the twentieth held out for calibration. */
 static int calibrate_folds(FILE *log, const m3_fpath *v, size_t n, uint32_t per,
-                           const m3_train_opts *o, double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+                           const m3_train_opts *o, double shift[M3_N_OUT][M3_N_Q],
+                           tl_err *err)
 {
-    residuals rs;
-    int rc = residuals_init(&rs, v, n, per, o->calib_folds, err);
+    m3_calib cs;
+    m3_calib_init(&cs);
+    int rc = 0;
     for (uint32_t k = 0; k < o->calib_folds && !rc; k++) {
         m3_dataset tr;
         m3_model *mk = NULL;
@@ -394,17 +375,43 @@ static int calibrate_folds(FILE *log, const m3_fpath *v, size_t n, uint32_t per,
                 rc = add_rows(&tr, &v[i], err);
         if (!rc && !(mk = m3_model_train(&tr, NULL, o, NULL, err)))
             rc = err && err->code ? err->code : TL_EINVAL;
-        rc = rc ? rc : residuals_add(&rs, mk, v, n, per, (int)k, o->calib_folds, o->n_threads,
-                                     err);
+        rc = rc ? rc : calib_add_pass(&cs, mk, v, n, per, (int)k, o->calib_folds, o->n_threads,
+                                      err);
         if (!rc)
             fprintf(log, "calibration fold %u of %u: trained on %zu rows, %.1f s\n", k + 1,
                     o->calib_folds, tr.n_rows, tl_wall_s() - t0);
         m3_model_destroy(mk);
         m3_dataset_fini(&tr);
     }
+    rc = rc ? rc : m3_calib_shift(&cs, shift, err);
+    m3_calib_fini(&cs);
+    return rc;
+}
+
+/* What m3 reports, on the report scenarios: per bucket, the mixture of
+ * their paths' calibrated predictions against all their flows pooled. */
+static int report_mixture(FILE *log, const m3_model *m, const m3_fpath *v, size_t n,
+                          uint32_t per, int pass, const char *which, int n_threads,
+                          const double shift[M3_N_OUT][M3_N_Q], tl_err *err)
+{
+    static const double lv[4] = {0.5, 0.9, 0.99, 0.999};
+    m3_calib cs;
+    m3_calib_init(&cs);
+    int rc = calib_add_pass(&cs, m, v, n, per, pass, 0, n_threads, err);
     if (!rc)
-        residuals_shift(&rs, shift);
-    residuals_fini(&rs);
+        fprintf(log, "\nmixture of the %s paths (as m3 mixes them) against their flows "
+                     "pooled, slowdown\n  %-8s %7s      p50 mix / flows      p90 mix / flows"
+                     "      p99 mix / flows    p99.9 mix / flows\n", which, "bucket", "flows");
+    for (int b = 0; b < M3_N_OUT && !rc; b++) {
+        double mix[4], pooled[4];
+        if ((rc = m3_calib_compare(&cs, b, shift[b], lv, 4, mix, pooled, err)))
+            break;
+        fprintf(log, "  %-8s %7zu", tl_bucket_names[b], cs.n_sd[b]);
+        for (int k = 0; k < 4; k++)
+            fprintf(log, "  %8.3f / %8.3f", mix[k], pooled[k]);
+        fputc('\n', log);
+    }
+    m3_calib_fini(&cs);
     return rc;
 }
 
@@ -466,27 +473,25 @@ int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
     double shift[M3_N_OUT][M3_N_Q] = {{0}};
     size_t n_cal = n_calib_scenarios(v, n, per);
     int is_folds = o->calib_folds > 1;
+    char what[128];
     if (!rc && is_folds)
         fputc('\n', log);
     if (!rc && !is_folds && n_cal < o->calib_min)
         fprintf(log, "\nno calibration: %zu calibration scenarios (every twentieth), fewer than "
                 "%u (--calib-min)\n", n_cal, o->calib_min);
     else if (!rc && !(rc = is_folds ? calibrate_folds(log, v, n, per, o, shift, err)
-                                    : calibrate(m, v, n, per, o->n_threads, shift, err))) {
+                                    : calibrate(m, v, n, per, PASS_CALIB, o->n_threads, shift,
+                                                err))) {
         if (is_folds)
-            fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles "
-                    "(out of fold, %u folds of the training scenarios):\n", o->calib_folds);
+            snprintf(what, sizeof what, "out of fold, %u folds of the training scenarios",
+                     o->calib_folds);
         else
-            fprintf(log, "\ncalibration shift (log space) per bucket at the grid quantiles "
-                    "(%zu calibration scenarios):\n", n_cal);
-        for (int b = 0; b < M3_N_OUT; b++) {
-            fprintf(log, "  %-8s", tl_bucket_names[b]);
-            for (int q = 0; q < M3_N_Q; q++)
-                fprintf(log, " %+.3f", shift[b][q]);
-            fputc('\n', log);
-        }
+            snprintf(what, sizeof what, "%zu calibration scenarios", n_cal);
+        log_shifts(log, what, shift);
     }
     rc = rc ? rc : report(log, m, v, n, per, o->n_threads, shift, err);
+    rc = rc ? rc : report_mixture(log, m, v, n, per, PASS_REPORT, "report scenarios'",
+                                  o->n_threads, shift, err);
     if (!rc) {
         char meta[8192], sh[2048] = "";
         for (int b = 0; b < M3_N_OUT; b++)
@@ -496,7 +501,7 @@ int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
         snprintf(meta, sizeof meta,
                  "{\"paths\": %zu, \"train_rows\": %zu, \"valid_rows\": %zu, \"trees\": %u, "
                  "\"depth\": %u, \"eta\": %g, \"loss\": \"pinball\",%s \"ccs\": \"%s\", "
-                 "\"shift\": [%s], \"data\": \"%s\"}",
+                 "\"calibration\": \"mixture\", \"shift\": [%s], \"data\": \"%s\"}",
                  n, tr.n_rows, va.n_rows, o->n_trees, o->max_depth, o->eta,
                  o->leaf_refit ? " \"leaf_refit\": true," : "", ccs, sh, header);
         rc = m3_model_save(m, model_path, M3_FEATURE_SCHEMA, meta, err);
@@ -505,5 +510,90 @@ int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
     m3_model_destroy(m);
     m3_dataset_fini(&tr), m3_dataset_fini(&va);
     free_fpaths(v, n);
+    return rc;
+}
+
+/* The model's metadata with its shifts (and the data they came from)
+ * replaced; NULL when out of memory. Free with free(). */
+static char *recalibrated_meta(const m3_model *m, const double shift[M3_N_OUT][M3_N_Q],
+                               const char *headers)
+{
+    json_t *meta = json_loads(m3_model_meta(m), 0, NULL), *a = json_array();
+    if (!json_is_object(meta)) {
+        json_decref(meta);
+        meta = json_object();
+    }
+    for (int b = 0; b < M3_N_OUT; b++)
+        for (int q = 0; q < M3_N_Q; q++)
+            json_array_append_new(a, json_real(shift[b][q]));
+    json_object_set_new(meta, "calibration", json_string("mixture"));
+    json_object_set_new(meta, "shift", a);
+    json_object_set_new(meta, "calibration_data", json_string(headers));
+    char *text = json_dumps(meta, JSON_REAL_PRECISION(6));
+    json_decref(meta);
+    return text;
+}
+
+int m3_calibrate_fabric(const char *model_in, const char *const *dirs, int n_dirs,
+                        const char *model_out, int n_threads, tl_err *err)
+{
+    m3_model *m = m3_model_load(model_in, M3_SCHEMA_OLDEST, M3_FEATURE_SCHEMA, err);
+    if (!m)
+        return err && err->code ? err->code : TL_EINVAL;
+    if (m3_model_n_features(m) != M3_N_FEATURES) {
+        m3_model_destroy(m);
+        return tl_err_set(err, TL_EINVAL, "%s: expected a model of fabric paths (%d features), "
+                          "found %u features", model_in, M3_N_FEATURES, m3_model_n_features(m));
+    }
+    json_t *meta = json_loads(m3_model_meta(m), 0, NULL);
+    char ccs[256];
+    snprintf(ccs, sizeof ccs, "%s", json_string_value(json_object_get(meta, "ccs")) ?
+             json_string_value(json_object_get(meta, "ccs")) : "");
+    json_decref(meta);
+    char header[2048];
+    m3_fpath *v = NULL;
+    size_t n = 0, n_collapsed = 0;
+    uint32_t per = 0;
+    int rc = read_folders(dirs, n_dirs, &v, &n, &per, header, sizeof header, err);
+    rc = rc ? rc : drop_collapsed(v, &n, per, &n_collapsed, err);
+    for (size_t i = 0; i < n && !rc; i++)
+        if (*ccs && !m3_cc_listed(ccs, v[i].cc))
+            rc = tl_err_set(err, TL_EINVAL, "%s was trained on %s samples; the calibration "
+                            "folders hold %s paths: calibrate it on samples of its own CCs",
+                            model_in, ccs, v[i].cc);
+    double shift[M3_N_OUT][M3_N_Q];
+    rc = rc ? rc : calibrate(m, v, n, per, PASS_ALL, n_threads, shift, err);
+    /* the log: the training log the model came with, then this step */
+    char in_log[4200], out_log[4200], what[128];
+    snprintf(in_log, sizeof in_log, "%s.log", model_in);
+    snprintf(out_log, sizeof out_log, "%s.log", model_out);
+    char *prev = rc ? NULL : tl_read_file(in_log, NULL, NULL), *text = NULL;
+    tl_afile af;
+    FILE *log = NULL;
+    if (!rc && !(log = tl_afile_open(&af, out_log, err)))
+        rc = err->code;
+    if (!rc) {
+        if (prev)
+            fprintf(log, "%s\n", prev);
+        fprintf(log, "recalibrated (tailor m3 calibrate) on %zu paths of these samples, the "
+                     "trees unchanged: %s\n", n, header);
+        if (n_collapsed)
+            fprintf(log, "left out: %zu collapsed scenarios\n", n_collapsed);
+        size_t n_scen = 0;
+        for (size_t i = 0; i < n; i++)
+            n_scen += i == 0 || v[i - 1].index / per != v[i].index / per;
+        snprintf(what, sizeof what, "%zu scenarios", n_scen);
+        log_shifts(log, what, shift);
+        rc = report_mixture(log, m, v, n, per, PASS_ALL, "calibration scenarios' (fitted)",
+                            n_threads, shift, err);
+    }
+    if (!rc && !(text = recalibrated_meta(m, shift, header)))
+        rc = tl_err_nomem(err);
+    rc = rc ? rc : m3_model_save(m, model_out, m3_model_schema(m), text, err);
+    if (log)
+        rc = m3_log_finish(&af, log, rc, err);
+    free(text), free(prev);
+    free_fpaths(v, n);
+    m3_model_destroy(m);
     return rc;
 }

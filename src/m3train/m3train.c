@@ -60,3 +60,19 @@ int tl_m3_train(const char *const *dirs, int n_dirs, const char *model_path,
                          "`tailor m3 gen-data --kind fabric` samples), found none");
     return m3_train_dir(dirs[0], model_path, &d, err);
 }
+
+int tl_m3_calibrate(const char *model_in, const char *const *dirs, int n_dirs,
+                    const char *model_out, int n_threads, tl_err *err)
+{
+    if (n_dirs < 1)
+        return tl_err_set(err, TL_EINVAL, "m3 calibrate: no samples folder");
+    char fabric[4096];
+    for (int i = 0; i < n_dirs; i++) {
+        snprintf(fabric, sizeof fabric, "%s/fabric.csv", dirs[i]);
+        if (access(fabric, F_OK) != 0)
+            return tl_err_at(err, TL_EIO, fabric, 0, 0, NULL,
+                             "expected fabric paths (`tailor m3 gen-data --kind fabric-net`), "
+                             "found no such file");
+    }
+    return m3_calibrate_fabric(model_in, dirs, n_dirs, model_out, n_threads, err);
+}

@@ -203,5 +203,38 @@ int m3_train_dir(const char *dir, const char *model_path, const m3_train_opts *o
  * its log. */
 int m3_train_fabric(const char *const *dirs, int n_dirs, const char *model_path,
                     const m3_train_opts *o, tl_err *err);
+/* Sets the calibration shifts of the model in model_in from the fabric
+ * paths of dirs (all their scenarios; collapsed ones left out, as in
+ * training) and writes model_out (may be model_in) and model_out.log. The
+ * trees are model_in's, unchanged. */
+int m3_calibrate_fabric(const char *model_in, const char *const *dirs, int n_dirs,
+                        const char *model_out, int n_threads, tl_err *err);
+
+/* ---- mixture calibration (calib.c; docs/m3.md "Calibration") ---- */
+
+/* Per size bucket, the calibration paths' predicted log quantiles (the
+ * reference's log plus the model's output, before any shift) with their
+ * weights, and all their flows' slowdowns. */
+typedef struct m3_calib {
+    m3_comp *c[M3_N_OUT];
+    double *sd[M3_N_OUT];
+    size_t n_c[M3_N_OUT], cap_c[M3_N_OUT], n_sd[M3_N_OUT], cap_sd[M3_N_OUT];
+} m3_calib;
+void m3_calib_init(m3_calib *cs);
+void m3_calib_fini(m3_calib *cs);
+/* Adds a path's bucket-b prediction (weight w) and its flows' slowdowns
+ * (those not finite and positive are skipped). TL_ENOMEM. */
+int m3_calib_add(m3_calib *cs, int b, const double logq[M3_N_Q], double w, const double *sd,
+                 size_t n_sd, tl_err *err);
+/* Per bucket and grid quantile q, the shift that makes the mixture of
+ * the bucket's components, all scaled alike, meet the q-quantile of its
+ * pooled flows (a level with fewer than 10 pooled flows above it takes the
+ * shift of the level below; a bucket without flows 0). TL_ENOMEM. Cost:
+ * levels x 100 bisection steps x components per bucket. */
+int m3_calib_shift(const m3_calib *cs, double shift[M3_N_OUT][M3_N_Q], tl_err *err);
+/* Bucket b's mixture under shifts s and its pooled flows, at the k levels
+ * lv (ascending): NaN where the bucket is empty. TL_ENOMEM. */
+int m3_calib_compare(const m3_calib *cs, int b, const double s[M3_N_Q], const double *lv, int k,
+                     double *mix, double *pooled, tl_err *err);
 
 #endif
