@@ -265,7 +265,8 @@ static int calibrate(int argc, char **argv)
         return rc;
     if (a.n_dirs < 2) {
         fprintf(stderr, "tailor m3 calibrate: expected a model file and at least one fabric "
-                        "samples folder, found %d argument%s\n", a.n_dirs, a.n_dirs == 1 ? "" : "s");
+                        "samples folder, found %d argument%s\n",
+                a.n_dirs, a.n_dirs == 1 ? "" : "s");
         return EXIT_INPUT;
     }
     const char *out = a.out ? a.out : a.dirs[0];
@@ -285,7 +286,8 @@ static int calibrate(int argc, char **argv)
 int cmd_m3(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "tailor m3: expected gen-data, train or calibrate (see 'tailor help m3')\n");
+        fprintf(stderr,
+                "tailor m3: expected gen-data, train or calibrate (see 'tailor help m3')\n");
         return EXIT_INPUT;
     }
     if (!strcmp(argv[1], "gen-data"))

@@ -27,44 +27,40 @@ void m3_calib_fini(m3_calib *cs)
     memset(cs, 0, sizeof *cs);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size, tl_err *err)
+/* p (cap elements of size bytes) with room for need: p itself, or a
+ * larger block (*cap updated); NULL when out of memory, p still valid. */
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
-        return 0;
+        return p;
     size_t cap2 = *cap ? *cap : 256;
     while (cap2 < need)
         cap2 *= 2;
-    void *q = realloc(*p, cap2 * size);
-    if (!q)
-        return tl_err_nomem(err);
-    *p = q, *cap = cap2;
-    return 0;
+    void *q = realloc(p, cap2 * size);
+    if (q)
+        *cap = cap2;
+    return q;
 }
 
 int m3_calib_add(m3_calib *cs, int b, const double logq[M3_N_Q], double w, const double *sd,
                  size_t n_sd, tl_err *err)
 {
-    int rc = grow((void **)&cs->c[b], &cs->cap_c[b], cs->n_c[b] + 1, sizeof *cs->c[b], err);
-    rc = rc ? rc : grow((void **)&cs->sd[b], &cs->cap_sd[b], cs->n_sd[b] + n_sd,
-                        sizeof *cs->sd[b], err);
-    if (rc)
-        return rc;
-    m3_comp *c = &cs->c[b][cs->n_c[b]++];
+    m3_comp *c = grow(cs->c[b], &cs->cap_c[b], cs->n_c[b] + 1, sizeof *c);
+    if (!c)
+        return tl_err_nomem(err);
+    cs->c[b] = c;
+    double *v = grow(cs->sd[b], &cs->cap_sd[b], cs->n_sd[b] + n_sd, sizeof *v);
+    if (!v)
+        return tl_err_nomem(err);
+    cs->sd[b] = v;
+    c += cs->n_c[b]++;
     c->w = w;
     memcpy(c->q, logq, sizeof c->q);
     for (size_t j = 0; j < n_sd; j++)
         if (sd[j] > 0 && isfinite(sd[j]))
-            cs->sd[b][cs->n_sd[b]++] = sd[j];
+            v[cs->n_sd[b]++] = sd[j];
     return 0;
 }
-
-/* Bucket b's mixture quantiles at the k levels lv under shifts s (tmp:
- * room for the bucket's components). */
-static void mixture_at(const m3_calib *cs, int b, const double s[M3_N_Q], m3_comp *tmp,
-                       const double *lv, int k, double *out);
-/* The fewest pooled flows above a level for its shift to be set: fewer,
- * and the level takes the shift of the level below it. */
-#define CALIB_MIN_ABOVE 10.0
 
 /* Bucket b's components shifted by s[q] at each knot q, made
  * non-decreasing and at least 1, into tmp. */
@@ -76,6 +72,24 @@ static void shifted(const m3_calib *cs, int b, const double s[M3_N_Q], m3_comp *
             tmp[j].q[q] = exp(cs->c[b][j].q[q] + s[q]);
         m3_comp_fix(tmp[j].q);
     }
+}
+
+/* The fewest pooled flows above a level for its shift to be set: fewer,
+ * and the level takes the shift of the level below it. */
+#define CALIB_MIN_ABOVE 10.0
+
+/* The quantiles at the k levels lv (ascending) of bucket b's pooled
+ * flows (at least one). TL_ENOMEM. */
+static int pooled_at(const m3_calib *cs, int b, const double *lv, int k, double *out,
+                     tl_err *err)
+{
+    double *sd = malloc(cs->n_sd[b] * sizeof *sd);
+    if (!sd)
+        return tl_err_nomem(err);
+    memcpy(sd, cs->sd[b], cs->n_sd[b] * sizeof *sd); /* tl_quantiles sorts */
+    int rc = tl_quantiles(sd, cs->n_sd[b], lv, out, (size_t)k, err);
+    free(sd);
+    return rc;
 }
 
 /* Per level, the shift s of every knot alike at which the mixture holds
@@ -92,14 +106,11 @@ int m3_calib_shift(const m3_calib *cs, double shift[M3_N_OUT][M3_N_Q], tl_err *e
     for (int b = 0; b < M3_N_OUT; b++) {
         if (!cs->n_c[b] || !cs->n_sd[b])
             continue;
-        double *sd = malloc(cs->n_sd[b] * sizeof *sd), pooled[M3_N_Q];
-        m3_comp *tmp = malloc(cs->n_c[b] * sizeof *tmp);
-        if (!sd || !tmp) {
-            free(sd), free(tmp);
-            return tl_err_nomem(err);
-        }
-        memcpy(sd, cs->sd[b], cs->n_sd[b] * sizeof *sd);
-        tl_quantiles(sd, cs->n_sd[b], m3_q, pooled, M3_N_Q, NULL);
+        double pooled[M3_N_Q];
+        int rc = pooled_at(cs, b, m3_q, M3_N_Q, pooled, err);
+        m3_comp *tmp = rc ? NULL : malloc(cs->n_c[b] * sizeof *tmp);
+        if (!tmp)
+            return rc ? rc : tl_err_nomem(err);
         for (int q = 0; q < M3_N_Q; q++) {
             if ((double)cs->n_sd[b] * (1 - m3_q[q]) < CALIB_MIN_ABOVE) {
                 shift[b][q] = q ? shift[b][q - 1] : 0;
@@ -118,16 +129,9 @@ int m3_calib_shift(const m3_calib *cs, double shift[M3_N_OUT][M3_N_Q], tl_err *e
             }
             shift[b][q] = 0.5 * (lo + hi);
         }
-        free(sd), free(tmp);
+        free(tmp);
     }
     return 0;
-}
-
-static void mixture_at(const m3_calib *cs, int b, const double s[M3_N_Q], m3_comp *tmp,
-                       const double *lv, int k, double *out)
-{
-    shifted(cs, b, s, tmp);
-    m3_mixture_quantiles(tmp, cs->n_c[b], lv, k, out);
 }
 
 int m3_calib_compare(const m3_calib *cs, int b, const double s[M3_N_Q], const double *lv, int k,
@@ -137,15 +141,12 @@ int m3_calib_compare(const m3_calib *cs, int b, const double s[M3_N_Q], const do
         mix[p] = pooled[p] = NAN;
     if (!cs->n_c[b] || !cs->n_sd[b])
         return 0;
-    double *sd = malloc(cs->n_sd[b] * sizeof *sd);
-    m3_comp *tmp = malloc(cs->n_c[b] * sizeof *tmp);
-    if (!sd || !tmp) {
-        free(sd), free(tmp);
-        return tl_err_nomem(err);
-    }
-    memcpy(sd, cs->sd[b], cs->n_sd[b] * sizeof *sd);
-    tl_quantiles(sd, cs->n_sd[b], lv, pooled, (size_t)k, NULL);
-    mixture_at(cs, b, s, tmp, lv, k, mix);
-    free(sd), free(tmp);
+    int rc = pooled_at(cs, b, lv, k, pooled, err);
+    m3_comp *tmp = rc ? NULL : malloc(cs->n_c[b] * sizeof *tmp);
+    if (!tmp)
+        return rc ? rc : tl_err_nomem(err);
+    shifted(cs, b, s, tmp);
+    m3_mixture_quantiles(tmp, cs->n_c[b], lv, k, mix);
+    free(tmp);
     return 0;
 }
