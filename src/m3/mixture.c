@@ -33,6 +33,19 @@ static double cdf_at(const double *u, const double *x, double v)
     return u[i - 1] + t * (u[i] - u[i - 1]);
 }
 
+/* The weighted count of the components at or below v (divide by their
+ * weight sum for the mixture's CDF). */
+static double cdf_sum(const m3_comp *c, size_t n, double v)
+{
+    double fsum = 0;
+    for (size_t j = 0; j < n; j++) {
+        double u[M3_N_Q + 2], x[M3_N_Q + 2];
+        knots(&c[j], u, x);
+        fsum += c[j].w * cdf_at(u, x, v);
+    }
+    return fsum;
+}
+
 /* The mixture's quantiles at lv[0..k) by bisection on its CDF: for each
  * level q the smallest v with F(v) >= q, between the components' lowest and
  * highest knots. */
@@ -46,13 +59,8 @@ static void quantiles(const m3_comp *c, size_t n, double wsum, double lo, double
         }
         double a = lo, b = hi;
         for (int it = 0; it < 100 && b - a > 1e-12 * b; it++) {
-            double v = 0.5 * (a + b), fsum = 0;
-            for (size_t j = 0; j < n; j++) {
-                double u[M3_N_Q + 2], x[M3_N_Q + 2];
-                knots(&c[j], u, x);
-                fsum += c[j].w * cdf_at(u, x, v);
-            }
-            if (fsum >= lv[p] * wsum)
+            double v = 0.5 * (a + b);
+            if (cdf_sum(c, n, v) >= lv[p] * wsum)
                 b = v;
             else
                 a = v;
@@ -95,14 +103,10 @@ void m3_mixture_quantiles(const m3_comp *c, size_t n, const double *lv, int k, d
 
 double m3_mixture_cdf(const m3_comp *c, size_t n, double v)
 {
-    double wsum = 0, fsum = 0;
-    for (size_t k = 0; k < n; k++) {
-        double u[M3_N_Q + 2], x[M3_N_Q + 2];
-        knots(&c[k], u, x);
+    double wsum = 0;
+    for (size_t k = 0; k < n; k++)
         wsum += c[k].w;
-        fsum += c[k].w * cdf_at(u, x, v);
-    }
-    return wsum > 0 ? fsum / wsum : NAN;
+    return wsum > 0 ? cdf_sum(c, n, v) / wsum : NAN;
 }
 
 void m3_comp_fix(double q[M3_N_Q])

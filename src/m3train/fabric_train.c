@@ -191,10 +191,16 @@ static int read_folders(const char *const *dirs, int n_dirs, m3_fpath **out, siz
     return 0;
 }
 
-static int usable(const m3_fpath *r, int b, int q, double sd)
+/* Whether the reference of bucket b at grid quantile q can scale a label. */
+static int ref_usable(const m3_fpath *r, int b, int q)
 {
     double ref = r->feat.ref_q[b][q];
-    return ref > 0 && isfinite(ref) && sd > 0 && isfinite(sd);
+    return ref > 0 && isfinite(ref);
+}
+
+static int usable(const m3_fpath *r, int b, int q, double sd)
+{
+    return ref_usable(r, b, q) && sd > 0 && isfinite(sd);
 }
 
 static int add_rows(m3_dataset *d, const m3_fpath *r, tl_err *err)
@@ -312,7 +318,7 @@ static int calib_add_pass(m3_calib *cs, const m3_model *m, const m3_fpath *v, si
         for (int b = 0; b < M3_N_OUT; sd += r->feat.n_fg[b++]) {
             int ok = r->feat.n_fg[b] > 0;
             for (int q = 0; ok && q < M3_N_Q; q++)
-                ok = r->feat.ref_q[b][q] > 0 && isfinite(r->feat.ref_q[b][q]);
+                ok = ref_usable(r, b, q);
             if (!ok)
                 continue;
             int rc = predict_bucket(m, &r->feat, b, n_threads, y, err);
@@ -546,9 +552,9 @@ int m3_calibrate_fabric(const char *model_in, const char *const *dirs, int n_dir
                           "found %u features", model_in, M3_N_FEATURES, m3_model_n_features(m));
     }
     json_t *meta = json_loads(m3_model_meta(m), 0, NULL);
+    const char *listed = json_string_value(json_object_get(meta, "ccs"));
     char ccs[256];
-    snprintf(ccs, sizeof ccs, "%s", json_string_value(json_object_get(meta, "ccs")) ?
-             json_string_value(json_object_get(meta, "ccs")) : "");
+    snprintf(ccs, sizeof ccs, "%s", listed ? listed : ""); /* "": trusted, as m3 reads it */
     json_decref(meta);
     char header[2048];
     m3_fpath *v = NULL;
