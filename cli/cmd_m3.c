@@ -153,8 +153,9 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
         }
     }
     if (!a->dir) {
-        fprintf(stderr, "tailor m3 %s: the samples folder is required (see 'tailor help m3')\n",
-                sub);
+        fprintf(stderr, "tailor m3 %s: %s required (see 'tailor help m3')\n", sub,
+                strcmp(sub, "calibrate") ? "the samples folder is"
+                                         : "a model file and a fabric samples folder are");
         return EXIT_INPUT;
     }
     return 0;
