@@ -152,10 +152,10 @@ static int parse(int argc, char **argv, const char *sub, const char *allowed, m3
                 a->n_threads = (int)x;
         }
     }
-    if (!a->dir) {
-        fprintf(stderr, "tailor m3 %s: %s required (see 'tailor help m3')\n", sub,
-                strcmp(sub, "calibrate") ? "the samples folder is"
-                                         : "a model file and a fabric samples folder are");
+    /* calibrate counts its own positional arguments (a model, then folders) */
+    if (!a->dir && strcmp(sub, "calibrate")) {
+        fprintf(stderr, "tailor m3 %s: the samples folder is required (see 'tailor help m3')\n",
+                sub);
         return EXIT_INPUT;
     }
     return 0;
