@@ -1,63 +1,125 @@
 #!/usr/bin/env bash
-# m3 counterfactual sweep against pktsim (issue "m3", docs/accuracy.md): one
-# scenario of the accuracy suite (s10: 2:1, matrix B, WebServer, sigma 2,
-# 50% max load, dctcp-rate), DCTCP's ECN threshold K at four values, each
-# simulated with pktsim and estimated by one `tailor sweep` (m3 featurizes
-# once and re-runs only the model), with and without the model.
+# m3 counterfactual sweeps against pktsim (issues "m3" and 52, docs/accuracy.md,
+# "The knob sweeps"): one scenario of the accuracy suite per CC, one of m3's
+# Table 4 knobs at four values inside the training ranges (docs/m3.md), each
+# value simulated with pktsim and estimated by one `tailor sweep` (m3
+# featurizes once and re-runs only the model), with and without the model,
+# and by Parsimon per value (PARSIMON=0 skips it; `tailor tune --oracle
+# parsimon` relies on Parsimon following such knobs).
 #
-#   bench/sweep_accuracy.sh [OUTDIR] [FLOWS]     defaults: out/accuracy/sweep, 200000
+#   [SWEEP=NAME] bench/sweep_accuracy.sh [OUTDIR] [FLOWS]
+#       defaults: SWEEP dctcp-k, OUTDIR out/accuracy/sweep-NAME, FLOWS 200000
 #
-# Writes OUTDIR/{pktsim,m3,flowsim-m3}/vN/summary.json and OUTDIR/results.csv
-# (one row per value and size bucket: p99 by each, errors) and prints them.
-# pktsim runs are kept: a rerun recomputes only the estimates. Needs
-# ./build/tailor (make build) and data/models/m3.model (or $M3_MODEL).
+#   dctcp-k       s10 (2:1, matrix B, WebServer, sigma 2, 50%, dctcp-rate):
+#                 K = Kmin = Kmax at 1, 2, 3 (default), 4 KB per Gb/s
+#   dcqcn-kmin    d10 (1:1, matrix A, WebServer, sigma 2, 70%, dcqcn):
+#                 Kmin at 2, 3, 4 (default), 5 KB per Gb/s, Kmax 16
+#   dcqcn-kmax    d10: Kmax at 8, 12, 16 (default), 20 KB per Gb/s, Kmin 4
+#   timely-tlow   t04 (1:1, matrix C, CacheFollower, sigma 2, 35%, timely):
+#                 T_low at 40, 45, 50 (default), 60 us
+#   timely-thigh  t04: T_high at 100, 200, 300, 500 (default) us
+#
+# Writes OUTDIR/{pktsim,parsimon,m3,flowsim-m3}/vN/summary.json and
+# OUTDIR/results.csv (one row per value and size bucket: p99 by each, errors)
+# and prints them, with each engine's change from the first value to the last.
+# pktsim and Parsimon runs are kept: a rerun recomputes only m3's estimates. Needs
+# ./build/tailor (make build) and the CC's model in data/models (or $M3_MODEL).
 set -eu
-out=${1:-out/accuracy/sweep}
+sweep=${SWEEP:-dctcp-k}
+out=${1:-out/accuracy/sweep-$sweep}
 flows=${2:-200000}
 bin=${TAILOR:-./build/tailor}
-values=1KB,2KB,3KB,4KB # K per Gb/s: 10-40 KB at 10 Gb/s (the default is 3KB)
-mkdir -p "$out"
-cat >"$out/scenario.json" <<EOF
+# The suite's scenario: name seed oversubscription matrix sizes load cc.
+scen() {
+    cat <<EOF
 {
-  "name": "sweep-s10",
-  "seed": 110,
+  "name": "sweep-$1",
+  "seed": $2,
   "topology": {"type": "fabric", "pods": 2, "racks_per_pod": 16, "hosts_per_rack": 8,
-               "planes": 2, "oversubscription": 2,
+               "planes": 2, "oversubscription": $3,
                "host_link_bps": "10Gbps", "fabric_link_bps": "40Gbps", "link_delay_ns": 1000},
-  "workload": {"flows": $flows, "classes": [{"name": "c", "sizes": {"cdf": "webserver"},
-    "spatial": {"type": "matrix", "matrix": "B"},
+  "workload": {"flows": $flows, "classes": [{"name": "c", "sizes": {"cdf": "$5"},
+    "spatial": {"type": "matrix", "matrix": "$4"},
     "arrival": {"process": "lognormal", "sigma": 2},
-    "load": {"max_link_load": 0.50}}]},
-  "transport": {"cc": "dctcp-rate"}
+    "load": {"max_link_load": $6}}]},
+  "transport": {"cc": "$7"}
 }
 EOF
-sets=(--set "switch.kmin_bytes_per_gbps=$values" --set "switch.kmax_bytes_per_gbps=$values")
+}
+case $sweep in
+dctcp-k)
+    values=1KB,2KB,3KB,4KB # 10-40 KB at 10 Gb/s
+    sets=(--set "switch.kmin_bytes_per_gbps=$values" --set "switch.kmax_bytes_per_gbps=$values")
+    suite=(s10 110 2 B webserver 0.50 dctcp-rate) ;;
+dcqcn-kmin)
+    values=2KB,3KB,4KB,5KB
+    sets=(--set "switch.kmin_bytes_per_gbps=$values")
+    suite=(d10 146 1 A webserver 0.70 dcqcn) ;;
+dcqcn-kmax)
+    values=8KB,12KB,16KB,20KB
+    sets=(--set "switch.kmax_bytes_per_gbps=$values")
+    suite=(d10 146 1 A webserver 0.70 dcqcn) ;;
+timely-tlow)
+    values=40us,45us,50us,60us
+    sets=(--set "timely.t_low_ps=$values")
+    suite=(t04 137 1 C cachefollower 0.35 timely) ;;
+timely-thigh)
+    values=100us,200us,300us,500us
+    sets=(--set "timely.t_high_ps=$values")
+    suite=(t04 137 1 C cachefollower 0.35 timely) ;;
+*)
+    echo "sweep_accuracy.sh: unknown SWEEP '$sweep' (dctcp-k, dcqcn-kmin, dcqcn-kmax," \
+        "timely-tlow, timely-thigh)" >&2
+    exit 2 ;;
+esac
+mkdir -p "$out"
+scen "${suite[@]}" >"$out/scenario.json"
 if [ ! -s "$out/pktsim/v3/summary.json" ]; then
     "$bin" sweep "$out/scenario.json" --engine pktsim "${sets[@]}" -o "$out/pktsim" --quiet \
         >"$out/pktsim.txt"
+fi
+if [ "${PARSIMON:-1}" = 1 ] && [ ! -s "$out/parsimon/v3/summary.json" ]; then
+    "$bin" sweep "$out/scenario.json" --engine parsimon "${sets[@]}" -o "$out/parsimon" --quiet \
+        >"$out/parsimon.txt"
 fi
 "$bin" sweep "$out/scenario.json" "${sets[@]}" ${M3_MODEL:+--model "$M3_MODEL"} -o "$out/m3" \
     --quiet >"$out/m3.txt"
 "$bin" sweep "$out/scenario.json" "${sets[@]}" --no-model -o "$out/flowsim-m3" --quiet \
     >"$out/flowsim-m3.txt"
 python3 - "$out" "$values" <<'PY'
-import json, sys
+import json, os, sys
 out, values = sys.argv[1], sys.argv[2].split(",")
+engines = [e for e in ("m3", "parsimon", "flowsim-m3")
+           if os.path.exists("%s/%s/v0/summary.json" % (out, e))]
 def p99(eng, v):
     s = json.load(open("%s/%s/v%d/summary.json" % (out, eng, v)))
     return {k: b["p99"] for k, b in s["buckets"].items()}
-rows = ["K,bucket,p99_pktsim,p99_m3,err_m3,p99_flowsim_m3,err_flowsim_m3"]
-print("%-5s %-8s %8s %8s %7s %8s %7s" % ("K", "bucket", "pktsim", "m3", "err", "flowsim", "err"))
-errs = []
+rows = ["value,bucket,p99_pktsim," + ",".join("p99_%s,err_%s" % (e, e) for e in engines)]
+print("%-5s %-8s %8s" % ("value", "bucket", "pktsim") +
+      "".join(" %10s %7s" % (e, "err") for e in engines))
+errs = {e: [] for e in engines}
+alls = {e: [] for e in ["pktsim"] + engines}
 for v, k in enumerate(values):
-    ref, est, fs = p99("pktsim", v), p99("m3", v), p99("flowsim-m3", v)
+    ref = p99("pktsim", v)
+    est = {e: p99(e, v) for e in engines}
+    alls["pktsim"].append(ref["all"])
     for b in ref:
-        e, f = est[b] / ref[b] - 1, fs[b] / ref[b] - 1
-        if b == "all":
-            errs.append(abs(e))
-        rows.append("%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g" % (k, b, ref[b], est[b], e, fs[b], f))
-        print("%-5s %-8s %8.3f %8.3f %+6.1f%% %8.3f %+6.1f%%" % (k, b, ref[b], est[b], 100 * e, fs[b], 100 * f))
+        line, cells = "%-5s %-8s %8.3f" % (k, b, ref[b]), ["%s,%s,%.6g" % (k, b, ref[b])]
+        for e in engines:
+            err = est[e][b] / ref[b] - 1
+            if b == "all":
+                errs[e].append(abs(err))
+                alls[e].append(est[e][b])
+            line += " %10.3f %+6.1f%%" % (est[e][b], 100 * err)
+            cells.append("%.6g,%.6g" % (est[e][b], err))
+        rows.append(",".join(cells))
+        print(line)
 open(out + "/results.csv", "w").write("\n".join(rows) + "\n")
-print("m3 |p99 error| of all flows over the %d values: mean %.1f%%, max %.1f%%"
-      % (len(errs), 100 * sum(errs) / len(errs), 100 * max(errs)))
+# The trend: the p99 of all flows at the last value over the first.
+print("p99 of all flows, last value over first: pktsim %+.1f%%"
+      % (100 * (alls["pktsim"][-1] / alls["pktsim"][0] - 1)) +
+      "".join(", %s %+.1f%%" % (e, 100 * (alls[e][-1] / alls[e][0] - 1)) for e in engines))
+for e in engines:
+    print("%s |p99 error| of all flows over the %d values: mean %.1f%%, max %.1f%%"
+          % (e, len(errs[e]), 100 * sum(errs[e]) / len(errs[e]), 100 * max(errs[e])))
 PY

@@ -78,10 +78,15 @@ typedef tl_world cli_world;
  * The command line's engine options (o->eng) apply when an engine is created
  * (tl_engine_create), not here. */
 int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err);
-/* Warns on stderr, as `who`, of each knob of p that m3's model does not
- * read (tl_m3_knob_is_read) and that differs from cc's defaults, the value
- * its training data had: the estimate is that of the default. */
-void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who);
+/* Warns on stderr, as `who`, of each knob of p that differs from cc's
+ * defaults and that m3's model does not read (tl_m3_knob_is_read; the
+ * estimate is that of the default, the value its training data had) or
+ * reads outside the range its training drew (cli_m3_warn_outside). */
+void cli_m3_warn_knobs(const tl_params *p, const char *cc, const char *who);
+/* Warns on stderr, as `who`, if knob i of p is one m3's model reads under
+ * cc but its value lies outside the range m3's training drew it from
+ * (tl_m3_knob_outside), naming both. Returns 1 if it warned, else 0. */
+int cli_m3_warn_outside(const tl_params *p, size_t i, const char *cc, const char *who);
 /* What a run's accuracy note reads of the run (cli/accuracy.c). */
 typedef struct cli_run_facts {
     const char *cc;

@@ -80,7 +80,7 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
         o.trace_path = trace;
     }
     if (tl_engine_uses_model(ops, w, &o))
-        cli_m3_warn_unread(&w->sc.params, w->sc.cc, "tailor run");
+        cli_m3_warn_knobs(&w->sc.params, w->sc.cc, "tailor run");
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
     tl_engine *e = tl_engine_create(ops, w, &o, err);

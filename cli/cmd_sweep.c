@@ -62,6 +62,25 @@ static int split(const char *assign, swept *s)
     return 1;
 }
 
+/* m3's training ranges (cli_m3_warn_outside): the scenario's other knobs
+ * once, then each value of each swept knob. */
+static void warn_outside(const tl_params *base, const tl_params *vals, const swept *sw, int n_sw,
+                         const char *cc)
+{
+    for (size_t i = 0; i < base->n; i++) {
+        int is_swept = 0;
+        for (int k = 0; k < n_sw; k++)
+            is_swept |= tl_params_find(sw[k].name) == (int)i;
+        if (!is_swept)
+            cli_m3_warn_outside(base, i, cc, "tailor sweep");
+    }
+    for (int k = 0; k < n_sw; k++) {
+        int i = tl_params_find(sw[k].name);
+        for (int v = 0; i >= 0 && v < sw[0].n; v++)
+            cli_m3_warn_outside(&vals[v], (size_t)i, cc, "tailor sweep");
+    }
+}
+
 static void print_row(FILE *f, const swept *sw, int n_sw, int v, const tl_summary *sum)
 {
     char label[256] = "";
@@ -170,6 +189,8 @@ int cmd_sweep(int argc, char **argv)
             if ((rc = tl_params_set_text(cur, sw[k].name, sw[k].values[v], &err)))
                 snprintf(err.path, sizeof err.path, "--set %s=%s", sw[k].name, sw[k].values[v]);
     }
+    if (!rc && tl_engine_uses_model(ops, &w, &o.eng))
+        warn_outside(&w.sc.params, vals, sw, n_sw, w.sc.cc);
     if (!rc && is_repredict) {
         /* the sweep still runs when the engine ignores a knob: another knob
          * swept with it may matter */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,7 +405,41 @@ static int knob_applies(const char *name, const tl_cc_desc *cc)
     return cc && tl_cc_reads_group(cc, name);
 }
 
-void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who)
+/* A knob's value in its unit as --set spells it ("500us", "50Mbps"). */
+static void fmt_knob(const tl_param_def *def, double v, char *buf, size_t n)
+{
+    if (def->unit == TL_UNIT_PS && v >= 0 && v < 9e18)
+        tl_units_fmt_time((int64_t)llround(v), buf, n);
+    else if (def->unit == TL_UNIT_BPS && v >= 0 && v < 1.8e19)
+        tl_units_fmt_rate((uint64_t)llround(v), buf, n);
+    else if (def->unit == TL_UNIT_BYTES && v >= 1e6 && fmod(v, 1e5) == 0)
+        snprintf(buf, n, "%gMB", v / 1e6);
+    else if (def->unit == TL_UNIT_BYTES && v >= 1e3 && fmod(v, 100) == 0)
+        snprintf(buf, n, "%gKB", v / 1e3);
+    else
+        snprintf(buf, n, "%g%s", v, def->unit == TL_UNIT_BYTES ? "B" : "");
+}
+
+int cli_m3_warn_outside(const tl_params *p, size_t i, const char *cc, const char *who)
+{
+    const tl_param_def *def = tl_params_def(i);
+    double lo, hi;
+    if (i >= p->n || !tl_m3_knob_is_read(def->name, cc) ||
+        !tl_m3_knob_outside(def->name, cc, p->v[i], &lo, &hi))
+        return 0;
+    char v[64], a[64], b[64];
+    fmt_knob(def, p->v[i], v, sizeof v);
+    fmt_knob(def, lo, a, sizeof a);
+    fmt_knob(def, hi, b, sizeof b);
+    fprintf(stderr,
+            "%s: warning: %s = %s is outside the range m3's %s training drew it from (%s to "
+            "%s), where the model extrapolates and its accuracy was not measured (docs/m3.md, "
+            "\"Known limits\"); --engine parsimon or pktsim simulates it\n",
+            who, def->name, v, cc, a, b);
+    return 1;
+}
+
+void cli_m3_warn_knobs(const tl_params *p, const char *cc, const char *who)
 {
     tl_params base;
     if (tl_params_init(&base, NULL))
@@ -414,8 +449,12 @@ void cli_m3_warn_unread(const tl_params *p, const char *cc, const char *who)
     if (!preset || !tl_params_apply_preset(&base, preset, NULL))
         for (size_t i = 0; i < tl_params_count() && i < p->n; i++) {
             const char *name = tl_params_def(i)->name;
-            if (p->v[i] == base.v[i] || !knob_applies(name, d) || tl_m3_knob_is_read(name, cc))
+            if (p->v[i] == base.v[i] || !knob_applies(name, d))
                 continue;
+            if (tl_m3_knob_is_read(name, cc)) {
+                cli_m3_warn_outside(p, i, cc, who);
+                continue;
+            }
             fprintf(stderr,
                     "%s: warning: m3's model does not read %s, %g here and %g (%s's default) "
                     "in its training data, so the estimate is that of the default (docs/m3.md, "

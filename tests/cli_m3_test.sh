@@ -284,6 +284,17 @@ check "the T_low sweep's 25 us row is the run at 25 us" \
     test "$(grep '"p99"' "$tmp/m3tw/v0/summary.json")" = "$(grep '"p99"' "$tmp/m3t25/summary.json")"
 check "T_low moves the estimate" \
     test "$(grep '"p99"' "$tmp/m3tw/v0/summary.json")" != "$(grep '"p99"' "$tmp/m3tw/v1/summary.json")"
+# TIMELY's T_high beyond the 100-500 us its training drew: the run warns,
+# naming the value and the range; inside it, not
+"$bin" run "$tmp/m3t.json" --engine m3 --paths 50 --set timely.t_high_ps=900us \
+    -o "$tmp/m3t900" --quiet >/dev/null 2>"$tmp/err"
+check "a run with T_high outside the TIMELY model's training runs" test $? -eq 0
+check "and warns, naming the value and the range" \
+    grep -q "timely.t_high_ps = 900us is outside the range m3's timely training.*(100us to 500us)" \
+        "$tmp/err"
+"$bin" run "$tmp/m3t.json" --engine m3 --paths 50 --set timely.t_high_ps=300us \
+    -o "$tmp/m3t300" --quiet >/dev/null 2>"$tmp/err"
+check "T_high inside the range does not warn" sh -c "! grep -q 'is outside the range' '$tmp/err'"
 # DCQCN's queue term reads Kmax as well as Kmin (schema 7): a Kmax sweep
 # re-queues the kept reference, and each value equals a run made with it
 sed 's/"dctcp-rate"/"dcqcn"/' "$tmp/m3s.json" >"$tmp/m3d.json"
@@ -292,8 +303,12 @@ sed 's/"dctcp-rate"/"dcqcn"/' "$tmp/m3s.json" >"$tmp/m3d.json"
 check "a Kmax sweep under DCQCN runs (shipped DCQCN model)" test $? -eq 0
 check "and prints the model's accuracy after its table" \
     sh -c "tail -2 '$tmp/out' | grep -q 'accuracy of this model on 12 dcqcn'"
-check "a sweep of a knob the model reads warns of nothing but the model's accuracy" \
-    test -z "$(grep -v -e 'misses the accuracy goal' -e 'does not model PFC' -e '^\[' "$tmp/err")"
+check "and warns that 32 KB lies outside the Kmax range the DCQCN model was trained on" \
+    grep -q "kmax_bytes_per_gbps = 32KB is outside the range m3's dcqcn training.*(5KB to 20KB)" \
+        "$tmp/err"
+check "a sweep of a knob the model reads warns of nothing else (8 KB is inside)" \
+    test -z "$(grep -v -e 'misses the accuracy goal' -e 'does not model PFC' -e '^\[' \
+        -e '= 32KB is outside' "$tmp/err")"
 # DCQCN's rates are not among the model's inputs: the sweep says so
 "$bin" sweep "$tmp/m3d.json" --paths 50 --set dcqcn.ai_rate_bps=5Mbps,50Mbps \
     >"$tmp/m3dai" 2>"$tmp/err"
@@ -308,7 +323,7 @@ check "and warns that the model does not read it, with both values" \
     grep -q "does not read dcqcn.rpg_min_rate_bps, 1e+08 here and 1e+06 (dcqcn's default)" "$tmp/err"
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set hpcc.eta=0.5 --set switch.pmax=0.5 \
     -o "$tmp/m3dmin" --quiet >/dev/null 2>"$tmp/err"
-check "a run that sets another CC's knob or one the model reads does not warn of knobs" \
+check "a run that sets another CC's knob or one the model reads (in range) does not warn" \
     test -z "$(grep -v -e 'misses the accuracy goal' -e 'does not model PFC' -e '^\[' "$tmp/err")"
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set switch.kmax_bytes_per_gbps=32KB \
     -o "$tmp/m3d32" --quiet >/dev/null

@@ -315,6 +315,83 @@ static void hpcc_ranges_hold_the_defaults(void **state)
     assert_true(eta_above >= 15 && eta_below >= 100 && ai_below >= 40 && ai_above >= 80);
 }
 
+/* The training ranges `tailor run` checks scenarios against
+ * (tl_m3_knob_outside) are the ranges the samples are drawn from: every
+ * draw lies inside, the draws reach both ends, and each CC's defaults lie
+ * inside (the ranges were widened to hold them). */
+static void training_ranges_match_draws(void **state)
+{
+    (void)state;
+    static const char *const ccs[] = {"dctcp-rate", "dcqcn", "hpcc", "timely"};
+    static const char *const knobs[] = {"switch.buffer_bytes", "switch.kmin_bytes_per_gbps",
+                                        "switch.kmax_bytes_per_gbps", "dctcp_rate.window_bytes",
+                                        "hpcc.eta", "hpcc.ai_bps", "timely.t_low_ps",
+                                        "timely.t_high_ps"};
+    enum { N_KNOBS = sizeof knobs / sizeof *knobs };
+    for (size_t c = 0; c < sizeof ccs / sizeof *ccs; c++) {
+        const tl_cc_desc *d = tl_cc_lookup(ccs[c]);
+        assert_non_null(d);
+        m3_synth_opts o;
+        m3_synth_opts_default(&o);
+        o.only_cc = ccs[c];
+        double lo[N_KNOBS], hi[N_KNOBS];
+        for (int k = 0; k < N_KNOBS; k++)
+            lo[k] = INFINITY, hi[k] = -INFINITY;
+        int n_ranged = 0;
+        for (uint64_t i = 0; i < 300; i++) {
+            m3_sample s;
+            memset(&s, 0, sizeof s);
+            assert_int_equal(tl_params_init(&s.p, NULL), 0);
+            tl_rng r;
+            tl_rng_init(&r, 5, "training ranges test", i);
+            assert_int_equal(m3_synth_config(&s, &r, &o, NULL), 0);
+            for (int k = 0; k < N_KNOBS; k++) {
+                if (!m3_knob_range_of(d->id, knobs[k]))
+                    continue;
+                double v = tl_params_get(&s.p, knobs[k]), a, b;
+                assert_int_equal(tl_m3_knob_outside(knobs[k], ccs[c], v, &a, &b), 0);
+                lo[k] = fmin(lo[k], v), hi[k] = fmax(hi[k], v);
+            }
+            tl_params_fini(&s.p);
+        }
+        tl_params def;
+        assert_int_equal(tl_params_init(&def, NULL), 0);
+        if (d->default_preset)
+            assert_int_equal(tl_params_apply_preset(&def, d->default_preset, NULL), 0);
+        for (int k = 0; k < N_KNOBS; k++) {
+            const m3_knob_range *g = m3_knob_range_of(d->id, knobs[k]);
+            if (!g)
+                continue;
+            n_ranged++;
+            double w = g->is_log ? log(g->hi / g->lo) : g->hi - g->lo;
+            double near_lo = g->is_log ? log(lo[k] / g->lo) : lo[k] - g->lo;
+            double near_hi = g->is_log ? log(g->hi / hi[k]) : g->hi - hi[k];
+            if (!(d->id == TL_CC_DCQCN && !strcmp(knobs[k], "switch.kmax_bytes_per_gbps")))
+                assert_true(near_lo < 0.05 * w); /* (DCQCN's Kmax is at least Kmin) */
+            assert_true(near_hi < 0.05 * w);
+            double a, b;
+            assert_int_equal(tl_m3_knob_outside(knobs[k], ccs[c], tl_params_get(&def, knobs[k]),
+                                                &a, &b),
+                             0);
+        }
+        tl_params_fini(&def);
+        assert_true(n_ranged >= 2); /* the buffer and the CC's own knobs */
+    }
+    /* outside: named with its range; 0 takes the buffer from the fabric;
+     * a knob the CC's training does not draw has no range; bounds are in */
+    double a = 0, b = 0;
+    assert_int_equal(tl_m3_knob_outside("timely.t_high_ps", "timely", 900e6, &a, &b), 1);
+    assert_true(a == 100e6 && b == 500e6);
+    assert_int_equal(tl_m3_knob_outside("timely.t_high_ps", "timely", 500e6, &a, &b), 0);
+    assert_int_equal(tl_m3_knob_outside("switch.buffer_bytes", "dcqcn", 0, &a, &b), 0);
+    assert_int_equal(tl_m3_knob_outside("switch.buffer_bytes", "dcqcn", 10e6, &a, &b), 1);
+    assert_int_equal(tl_m3_knob_outside("hpcc.eta", "dcqcn", 0.1, &a, &b), 0);
+    assert_int_equal(tl_m3_knob_outside("switch.kmax_bytes_per_gbps", "dcqcn", 32e3, &a, &b), 1);
+    assert_int_equal(tl_m3_knob_outside("switch.kmax_bytes_per_gbps", "dctcp-rate", 32e3, &a, &b),
+                     1);
+    assert_true(a == 500 && b == 4000);
+}
+
 /* Foreground flows far apart on an otherwise empty path: pktsim's truth,
  * flowsim and the busiest-link reference all say slowdown 1. */
 static void idle_path_truth(void **state)
@@ -1512,6 +1589,7 @@ int main(void)
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),
         cmocka_unit_test(missing_model),
         cmocka_unit_test(knob_read_list_matches_config),
+        cmocka_unit_test(training_ranges_match_draws),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,12 @@ int tl_m3_knob_changes_reference(const char *name, const char *cc);
  * over one it does not read (DCQCN's rates, for example) gives every value
  * the same estimate. */
 int tl_m3_knob_is_read(const char *name, const char *cc);
+/* Whether value v of the knob `name` lies outside the range m3's training
+ * samples drew it from under cc (then [*lo, *hi] receives that range): the
+ * model extrapolates there, where no figure measured it. 0 for a knob
+ * training does not draw, and for 0 where 0 takes the value from the fabric
+ * (switch.buffer_bytes, dctcp_rate.window_bytes). */
+int tl_m3_knob_outside(const char *name, const char *cc, double v, double *lo, double *hi);
 
 /* The network-wide summary (valid after run): counts are the workload's
  * own flows per bucket; mean and percentiles come from the mixture of the

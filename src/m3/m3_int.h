@@ -192,6 +192,21 @@ int m3_knob_changes_reference(const char *name, const char *cc);
 /* Whether the model's estimate under cc can depend on the knob: flowsim's
  * input, the reference or the configuration vector reads it. */
 int m3_knob_is_read(const char *name, const char *cc);
+
+/* ---- training ranges (ranges.c) ---- */
+
+/* What m3's training samples draw a knob from under a CC (m3.txt Table 4,
+ * widened): uniform in [lo, hi], or log-uniform (is_log). */
+typedef struct m3_knob_range {
+    int cc; /* stable CC id (tl_cc_desc.id), or -1: every CC */
+    const char *knob;
+    double lo, hi;
+    int is_log;
+    int is_zero_fabric; /* 0 takes the value from the fabric: not a draw */
+} m3_knob_range;
+
+/* The range of knob under the CC of stable id cc_id, or NULL: not drawn. */
+const m3_knob_range *m3_knob_range_of(int cc_id, const char *knob);
 /* The reference's queue term: the wait a flow gets at a saturated switch hop
  * (docs/m3.md "Features"): M3_QUEUE_SHARE of the
  * time a queue of Kmin takes to drain, for DCTCP; M3_DCQCN_QUEUE_SHARE of

@@ -22,6 +22,12 @@
 #define DELAY_PS M3_SIDE_DELAY_PS /* 1 us per link */
 #define SIDE_HOSTS M3_SIDE_HOSTS  /* hosts beside each switch (a rack's worth) */
 #define MAX_PAIRS 28              /* 7 positions: 6 hops */
+#define BUFFER "switch.buffer_bytes"
+#define KMIN "switch.kmin_bytes_per_gbps"
+#define KMAX "switch.kmax_bytes_per_gbps"
+#define WINDOW "dctcp_rate.window_bytes"
+#define TLOW "timely.t_low_ps"
+#define THIGH "timely.t_high_ps"
 
 void m3_synth_opts_default(m3_synth_opts *o)
 {
@@ -37,6 +43,14 @@ void m3_sample_fini(m3_sample *s)
 static double uni(tl_rng *r, double a, double b) { return a + (b - a) * tl_rng_uniform(r); }
 static double log_uni(tl_rng *r, double a, double b) { return exp(uni(r, log(a), log(b))); }
 
+/* One draw of knob under the CC of stable id cc, from m3's training ranges
+ * (src/m3/ranges.c), which `tailor run` checks scenarios against. */
+static double draw(tl_rng *r, int cc, const char *knob)
+{
+    const m3_knob_range *g = m3_knob_range_of(cc, knob);
+    return g->is_log ? log_uni(r, g->lo, g->hi) : uni(r, g->lo, g->hi);
+}
+
 /* Network configuration (Table 4), widened to contain this tool's defaults
  * (3 KB/Gb/s marking, 3 MiB buffers, HPCC's 50 Mb/s AI, TIMELY's 500 us
  * T_high), which the evaluation scenarios use. */
@@ -51,39 +65,38 @@ int m3_synth_config(m3_sample *s, tl_rng *r, const m3_synth_opts *o, tl_err *err
     tl_params *p = &s->p;
     const char *preset = d->default_preset;
     int rc = preset ? tl_params_apply_preset(p, preset, err) : 0;
-    rc = rc ? rc : tl_params_set(p, "switch.buffer_bytes", round(log_uni(r, 200e3, 4e6)), err);
+    rc = rc ? rc : tl_params_set(p, "switch.buffer_bytes", round(draw(r, d->id, BUFFER)), err);
     if (!rc && d->id != TL_CC_DCQCN) /* DCQCN stays lossless (as in m3's data) */
         rc = tl_params_set(p, "switch.pfc", (double)tl_rng_below(r, 2), err);
     if (!rc && o->pfc) /* after the draw, which the other draws follow */
         rc = tl_params_set(p, "switch.pfc", o->pfc == 1, err);
     if (rc)
         return rc;
-    /* m3's ranges per CC it trains on (by stable id) */
+    /* m3's ranges per CC it trains on (by stable id); the draws' order is
+     * the training data's, which a folder made before resumes */
     switch (d->id) {
     case TL_CC_DCTCP_RATE:
     case TL_CC_DCTCP: {
-        double k = round(uni(r, 500, 4000));
-        rc = tl_params_set(p, "switch.kmin_bytes_per_gbps", k, err);
-        rc = rc ? rc : tl_params_set(p, "switch.kmax_bytes_per_gbps", k, err);
-        rc = rc ? rc : tl_params_set(p, "dctcp_rate.window_bytes", round(uni(r, 5e3, 30e3)), err);
+        double k = round(draw(r, d->id, KMIN));
+        rc = tl_params_set(p, KMIN, k, err);
+        rc = rc ? rc : tl_params_set(p, KMAX, k, err);
+        rc = rc ? rc : tl_params_set(p, WINDOW, round(draw(r, d->id, WINDOW)), err);
         break;
     }
     case TL_CC_DCQCN: {
-        double kmin = round(uni(r, 2000, 5000)), kmax = round(uni(r, 5000, 20000));
-        rc = tl_params_set(p, "switch.kmin_bytes_per_gbps", kmin, err);
-        rc = rc ? rc : tl_params_set(p, "switch.kmax_bytes_per_gbps", fmax(kmax, kmin), err);
+        double kmin = round(draw(r, d->id, KMIN));
+        double kmax = round(draw(r, d->id, KMAX));
+        rc = tl_params_set(p, KMIN, kmin, err);
+        rc = rc ? rc : tl_params_set(p, KMAX, fmax(kmax, kmin), err);
         break;
     }
     case TL_CC_HPCC:
-        /* Table 4's η 0.70-0.95 and AI 50 Mb/s-1 Gb/s, widened so that the
-         * defaults (η 0.95, AI 50 Mb/s) lie inside rather than at a corner,
-         * where trees see few fabrics (docs/m3.md, "HPCC ranges") */
-        rc = tl_params_set(p, "hpcc.eta", uni(r, 0.70, 1.0), err);
-        rc = rc ? rc : tl_params_set(p, "hpcc.ai_bps", round(log_uni(r, 10e6, 1e9)), err);
+        rc = tl_params_set(p, "hpcc.eta", draw(r, d->id, "hpcc.eta"), err);
+        rc = rc ? rc : tl_params_set(p, "hpcc.ai_bps", round(draw(r, d->id, "hpcc.ai_bps")), err);
         break;
     case TL_CC_TIMELY:
-        rc = tl_params_set(p, "timely.t_low_ps", round(uni(r, 40e6, 60e6)), err);
-        rc = rc ? rc : tl_params_set(p, "timely.t_high_ps", round(uni(r, 100e6, 500e6)), err);
+        rc = tl_params_set(p, TLOW, round(draw(r, d->id, TLOW)), err);
+        rc = rc ? rc : tl_params_set(p, THIGH, round(draw(r, d->id, THIGH)), err);
         break;
     default:
         break;
