@@ -55,12 +55,14 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->is_fat_subset = 1;
 }
 
-/* norm_pkts where the caller leaves it 0: 5 under dctcp-rate, where a short
- * flow meets a busy last hop's queue once, whatever its length, and the
- * paper's scaling by packets over-estimated the 1-10 KB tail in every
- * scenario of the suite; the paper's 1 under the other CCs, where 5 helped
- * as often as it hurt (docs/accuracy.md, "norm_pkts"). */
-static uint32_t default_norm_pkts(const char *cc) { return strcmp(cc, "dctcp-rate") ? 1 : 5; }
+/* norm_pkts where the caller leaves it 0: the CC's (tl_cc_desc; 5 under
+ * dctcp-rate), else the paper's 1: under the RDMA CCs 5 helped as often as
+ * it hurt (docs/accuracy.md, "norm_pkts"). */
+static uint32_t default_norm_pkts(const char *cc)
+{
+    const tl_cc_desc *d = tl_cc_lookup(cc);
+    return d && d->parsimon_norm_pkts ? d->parsimon_norm_pkts : 1;
+}
 
 tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_flows *f,
                                 const tl_params *p, const char *cc, uint64_t seed,
