@@ -9,6 +9,7 @@
 #include "tailor/dist.h"
 #include "tailor/engine.h"
 #include "tailor/err.h"
+#include "tailor/pktsim.h"
 #include "tailor/progress.h"
 #include "tailor/spec.h"
 #include "tailor/world.h"
@@ -78,15 +79,23 @@ typedef tl_world cli_world;
  * The command line's engine options (o->eng) apply when an engine is created
  * (tl_engine_create), not here. */
 int cli_world_build(const cli_opts *o, cli_world *w, tl_progress *prog, tl_err *err);
-/* Warns on stderr, as `who`, of each knob of p that differs from cc's
- * defaults and that m3's model does not read (tl_m3_knob_is_read; the
- * estimate is that of the default, the value its training data had) or
- * reads outside the range its training drew (cli_m3_warn_outside). */
-void cli_m3_warn_knobs(const tl_params *p, const char *cc, const char *who);
-/* Warns on stderr, as `who`, if knob i of p is one m3's model reads under
- * cc but its value lies outside the range m3's training drew it from
- * (tl_m3_knob_outside), naming both. Returns 1 if it warned, else 0. */
-int cli_m3_warn_outside(const tl_params *p, size_t i, const char *cc, const char *who);
+/* The fabric's references (tl_fabric_ref_of) in buf, or NULL if they
+ * cannot be had. */
+const tl_fabric_ref *cli_fabric(const cli_world *w, tl_fabric_ref *buf);
+/* Warns on stderr, as `who`, of each knob of p but the n_skip indices in
+ * skip: one m3's model does not read (tl_m3_knob_is_read) set away from
+ * cc's default (the estimate is the default's, the value its training
+ * had), or one it reads where its training did not go
+ * (cli_m3_warn_untrained). */
+void cli_m3_warn_knobs(const tl_params *p, const char *cc, const tl_fabric_ref *fab,
+                       const int *skip, int n_skip, const char *who);
+/* Warns on stderr, as `who`, if m3's model extrapolates at knob i of p
+ * (tl_m3_knob_untrained: outside its training's range, or away from the
+ * value training held it at), naming both. Returns 1 if it warned. */
+int cli_m3_warn_untrained(const tl_params *p, size_t i, const char *cc, const tl_fabric_ref *fab,
+                          const char *who);
+/* The same for the knobs training drew together (tl_m3_knobs_untrained_joint). */
+int cli_m3_warn_joint(const tl_params *p, const char *cc, const char *who);
 /* What a run's accuracy note reads of the run (cli/accuracy.c). */
 typedef struct cli_run_facts {
     const char *cc;

@@ -79,8 +79,11 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
         snprintf(trace, sizeof trace, "%s/queues.csv", dir);
         o.trace_path = trace;
     }
-    if (tl_engine_uses_model(ops, w, &o))
-        cli_m3_warn_knobs(&w->sc.params, w->sc.cc, "tailor run");
+    if (tl_engine_uses_model(ops, w, &o)) {
+        tl_fabric_ref fab;
+        cli_m3_warn_knobs(&w->sc.params, w->sc.cc, cli_fabric(w, &fab), NULL, 0, "tailor run");
+        cli_m3_warn_joint(&w->sc.params, w->sc.cc, "tailor run");
+    }
     tl_summary sum;
     memset(&sum, 0, sizeof sum);
     tl_engine *e = tl_engine_create(ops, w, &o, err);

@@ -62,22 +62,22 @@ static int split(const char *assign, swept *s)
     return 1;
 }
 
-/* m3's training ranges (cli_m3_warn_outside): the scenario's other knobs
- * once, then each value of each swept knob. */
-static void warn_outside(const tl_params *base, const tl_params *vals, const swept *sw, int n_sw,
-                         const char *cc)
+/* m3's model against its training (cli_m3_warn_knobs): the scenario's
+ * other knobs once, then each value of each swept knob and each value's
+ * Kmin and Kmax together. */
+static void warn_untrained(const cli_world *w, const tl_params *vals, const swept *sw, int n_sw)
 {
-    for (size_t i = 0; i < base->n; i++) {
-        int is_swept = 0;
+    tl_fabric_ref buf;
+    const tl_fabric_ref *fab = cli_fabric(w, &buf);
+    int idx[MAX_SWEPT];
+    for (int k = 0; k < n_sw; k++)
+        idx[k] = tl_params_find(sw[k].name);
+    cli_m3_warn_knobs(&w->sc.params, w->sc.cc, fab, idx, n_sw, "tailor sweep");
+    for (int v = 0; v < sw[0].n; v++) {
         for (int k = 0; k < n_sw; k++)
-            is_swept |= tl_params_find(sw[k].name) == (int)i;
-        if (!is_swept)
-            cli_m3_warn_outside(base, i, cc, "tailor sweep");
-    }
-    for (int k = 0; k < n_sw; k++) {
-        int i = tl_params_find(sw[k].name);
-        for (int v = 0; i >= 0 && v < sw[0].n; v++)
-            cli_m3_warn_outside(&vals[v], (size_t)i, cc, "tailor sweep");
+            if (idx[k] >= 0)
+                cli_m3_warn_untrained(&vals[v], (size_t)idx[k], w->sc.cc, fab, "tailor sweep");
+        cli_m3_warn_joint(&vals[v], w->sc.cc, "tailor sweep");
     }
 }
 
@@ -190,7 +190,7 @@ int cmd_sweep(int argc, char **argv)
                 snprintf(err.path, sizeof err.path, "--set %s=%s", sw[k].name, sw[k].values[v]);
     }
     if (!rc && tl_engine_uses_model(ops, &w, &o.eng))
-        warn_outside(&w.sc.params, vals, sw, n_sw, w.sc.cc);
+        warn_untrained(&w, vals, sw, n_sw);
     if (!rc && is_repredict) {
         /* the sweep still runs when the engine ignores a knob: another knob
          * swept with it may matter */

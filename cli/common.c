@@ -405,41 +405,42 @@ static int knob_applies(const char *name, const tl_cc_desc *cc)
     return cc && tl_cc_reads_group(cc, name);
 }
 
-/* A knob's value in its unit as --set spells it ("500us", "50Mbps"). */
-static void fmt_knob(const tl_param_def *def, double v, char *buf, size_t n)
+const tl_fabric_ref *cli_fabric(const cli_world *w, tl_fabric_ref *buf)
 {
-    if (def->unit == TL_UNIT_PS && v >= 0 && v < 9e18)
-        tl_units_fmt_time((int64_t)llround(v), buf, n);
-    else if (def->unit == TL_UNIT_BPS && v >= 0 && v < 1.8e19)
-        tl_units_fmt_rate((uint64_t)llround(v), buf, n);
-    else if (def->unit == TL_UNIT_BYTES && v >= 1e6 && fmod(v, 1e5) == 0)
-        snprintf(buf, n, "%gMB", v / 1e6);
-    else if (def->unit == TL_UNIT_BYTES && v >= 1e3 && fmod(v, 100) == 0)
-        snprintf(buf, n, "%gKB", v / 1e3);
-    else
-        snprintf(buf, n, "%g%s", v, def->unit == TL_UNIT_BYTES ? "B" : "");
+    uint32_t mtu = (uint32_t)tl_knob(&w->sc.params, TL_K_NIC_MTU_BYTES);
+    return tl_fabric_ref_of(w->topo, mtu, buf, NULL) ? NULL : buf;
 }
 
-int cli_m3_warn_outside(const tl_params *p, size_t i, const char *cc, const char *who)
+/* why, as who's warning, with what it means for an m3 estimate */
+static void warn_untrained(const char *who, const char *why)
 {
-    const tl_param_def *def = tl_params_def(i);
-    double lo, hi;
-    if (i >= p->n || !tl_m3_knob_is_read(def->name, cc) ||
-        !tl_m3_knob_outside(def->name, cc, p->v[i], &lo, &hi))
-        return 0;
-    char v[64], a[64], b[64];
-    fmt_knob(def, p->v[i], v, sizeof v);
-    fmt_knob(def, lo, a, sizeof a);
-    fmt_knob(def, hi, b, sizeof b);
     fprintf(stderr,
-            "%s: warning: %s = %s is outside the range m3's %s training drew it from (%s to "
-            "%s), where the model extrapolates and its accuracy was not measured (docs/m3.md, "
-            "\"Known limits\"); --engine parsimon or pktsim simulates it\n",
-            who, def->name, v, cc, a, b);
+            "%s: warning: %s: the model extrapolates there, where its accuracy was not measured "
+            "(docs/m3.md, \"Known limits\"); --engine parsimon or pktsim simulates it\n",
+            who, why);
+}
+
+int cli_m3_warn_untrained(const tl_params *p, size_t i, const char *cc, const tl_fabric_ref *fab,
+                          const char *who)
+{
+    char why[512];
+    if (!tl_m3_knob_untrained(p, i, cc, fab, why, sizeof why))
+        return 0;
+    warn_untrained(who, why);
     return 1;
 }
 
-void cli_m3_warn_knobs(const tl_params *p, const char *cc, const char *who)
+int cli_m3_warn_joint(const tl_params *p, const char *cc, const char *who)
+{
+    char why[512];
+    if (!tl_m3_knobs_untrained_joint(p, cc, why, sizeof why))
+        return 0;
+    warn_untrained(who, why);
+    return 1;
+}
+
+void cli_m3_warn_knobs(const tl_params *p, const char *cc, const tl_fabric_ref *fab,
+                       const int *skip, int n_skip, const char *who)
 {
     tl_params base;
     if (tl_params_init(&base, NULL))
@@ -448,13 +449,19 @@ void cli_m3_warn_knobs(const tl_params *p, const char *cc, const char *who)
     const char *preset = d ? d->default_preset : NULL;
     if (!preset || !tl_params_apply_preset(&base, preset, NULL))
         for (size_t i = 0; i < tl_params_count() && i < p->n; i++) {
+            int is_skipped = 0;
+            for (int k = 0; k < n_skip; k++)
+                is_skipped |= skip[k] == (int)i;
             const char *name = tl_params_def(i)->name;
-            if (p->v[i] == base.v[i] || !knob_applies(name, d))
+            if (is_skipped || !knob_applies(name, d))
                 continue;
+            /* a default can be untrained too: the buffer a fast fabric sizes */
             if (tl_m3_knob_is_read(name, cc)) {
-                cli_m3_warn_outside(p, i, cc, who);
+                cli_m3_warn_untrained(p, i, cc, fab, who);
                 continue;
             }
+            if (p->v[i] == base.v[i])
+                continue;
             fprintf(stderr,
                     "%s: warning: m3's model does not read %s, %g here and %g (%s's default) "
                     "in its training data, so the estimate is that of the default (docs/m3.md, "

@@ -294,6 +294,7 @@ check "and warns, naming the value and the range" \
         "$tmp/err"
 "$bin" run "$tmp/m3t.json" --engine m3 --paths 50 --set timely.t_high_ps=300us \
     -o "$tmp/m3t300" --quiet >/dev/null 2>"$tmp/err"
+check "a run with T_high inside the range runs" test $? -eq 0
 check "T_high inside the range does not warn" sh -c "! grep -q 'is outside the range' '$tmp/err'"
 # DCQCN's queue term reads Kmax as well as Kmin (schema 7): a Kmax sweep
 # re-queues the kept reference, and each value equals a run made with it
@@ -321,10 +322,18 @@ check "and warns that the model does not read it" \
 check "a run with a knob the model does not read runs" test $? -eq 0
 check "and warns that the model does not read it, with both values" \
     grep -q "does not read dcqcn.rpg_min_rate_bps, 1e+08 here and 1e+06 (dcqcn's default)" "$tmp/err"
-"$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set hpcc.eta=0.5 --set switch.pmax=0.5 \
+"$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set hpcc.eta=0.5 \
     -o "$tmp/m3dmin" --quiet >/dev/null 2>"$tmp/err"
-check "a run that sets another CC's knob or one the model reads (in range) does not warn" \
+check "a run that sets another CC's knob does not warn of knobs" \
     test -z "$(grep -v -e 'misses the accuracy goal' -e 'does not model PFC' -e '^\[' "$tmp/err")"
+# Pmax is read but every training fabric had the preset's 0.2: the model
+# extrapolates at 0.5, and the run says so
+"$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set switch.pmax=0.5 \
+    -o "$tmp/m3dmin" --quiet >/dev/null 2>"$tmp/err"
+check "a run with Pmax away from the value training held runs" test $? -eq 0
+check "and warns, naming both values" \
+    grep -q "m3's dcqcn training held switch.pmax at 0.2; 0.5 here: the model extrapolates" \
+        "$tmp/err"
 "$bin" run "$tmp/m3d.json" --engine m3 --paths 50 --set switch.kmax_bytes_per_gbps=32KB \
     -o "$tmp/m3d32" --quiet >/dev/null
 check "the Kmax sweep's 32 KB row is the run at 32 KB" \

@@ -315,10 +315,10 @@ static void hpcc_ranges_hold_the_defaults(void **state)
     assert_true(eta_above >= 15 && eta_below >= 100 && ai_below >= 40 && ai_above >= 80);
 }
 
-/* The training ranges `tailor run` checks scenarios against
- * (tl_m3_knob_outside) are the ranges the samples are drawn from: every
- * draw lies inside, the draws reach both ends, and each CC's defaults lie
- * inside (the ranges were widened to hold them). */
+/* What `tailor run` checks scenarios against (tl_m3_knob_untrained) is
+ * what the samples are drawn from: every draw lies inside, the draws reach
+ * both ends of each range, and each CC's defaults on the 32-rack fabric
+ * raise no warning (the ranges were widened to hold them). */
 static void training_ranges_match_draws(void **state)
 {
     (void)state;
@@ -326,8 +326,11 @@ static void training_ranges_match_draws(void **state)
     static const char *const knobs[] = {"switch.buffer_bytes", "switch.kmin_bytes_per_gbps",
                                         "switch.kmax_bytes_per_gbps", "dctcp_rate.window_bytes",
                                         "hpcc.eta", "hpcc.ai_bps", "timely.t_low_ps",
-                                        "timely.t_high_ps"};
+                                        "timely.t_high_ps", "switch.pfc"};
     enum { N_KNOBS = sizeof knobs / sizeof *knobs };
+    /* the 32-rack fabric's references at 10 Gb/s (3 MiB buffers, 18 KB BDP) */
+    const tl_fabric_ref fab = {.rtt_ps = 14400000, .bdp_bytes = 18000, .nic_bps = 10000000000};
+    char why[512];
     for (size_t c = 0; c < sizeof ccs / sizeof *ccs; c++) {
         const tl_cc_desc *d = tl_cc_lookup(ccs[c]);
         assert_non_null(d);
@@ -337,7 +340,6 @@ static void training_ranges_match_draws(void **state)
         double lo[N_KNOBS], hi[N_KNOBS];
         for (int k = 0; k < N_KNOBS; k++)
             lo[k] = INFINITY, hi[k] = -INFINITY;
-        int n_ranged = 0;
         for (uint64_t i = 0; i < 300; i++) {
             m3_sample s;
             memset(&s, 0, sizeof s);
@@ -346,50 +348,83 @@ static void training_ranges_match_draws(void **state)
             tl_rng_init(&r, 5, "training ranges test", i);
             assert_int_equal(m3_synth_config(&s, &r, &o, NULL), 0);
             for (int k = 0; k < N_KNOBS; k++) {
-                if (!m3_knob_range_of(d->id, knobs[k]))
-                    continue;
-                double v = tl_params_get(&s.p, knobs[k]), a, b;
-                assert_int_equal(tl_m3_knob_outside(knobs[k], ccs[c], v, &a, &b), 0);
-                lo[k] = fmin(lo[k], v), hi[k] = fmax(hi[k], v);
+                int idx = tl_params_find(knobs[k]);
+                assert_true(idx >= 0);
+                assert_int_equal(tl_m3_knob_untrained(&s.p, (size_t)idx, ccs[c], &fab, why,
+                                                      sizeof why),
+                                 0);
+                lo[k] = fmin(lo[k], s.p.v[idx]), hi[k] = fmax(hi[k], s.p.v[idx]);
             }
+            assert_int_equal(tl_m3_knobs_untrained_joint(&s.p, ccs[c], why, sizeof why), 0);
             tl_params_fini(&s.p);
         }
-        tl_params def;
-        assert_int_equal(tl_params_init(&def, NULL), 0);
-        if (d->default_preset)
-            assert_int_equal(tl_params_apply_preset(&def, d->default_preset, NULL), 0);
+        int n_drawn = 0;
         for (int k = 0; k < N_KNOBS; k++) {
             const m3_knob_range *g = m3_knob_range_of(d->id, knobs[k]);
-            if (!g)
+            if (!g || g->lo == g->hi)
                 continue;
-            n_ranged++;
+            n_drawn++;
             double w = g->is_log ? log(g->hi / g->lo) : g->hi - g->lo;
             double near_lo = g->is_log ? log(lo[k] / g->lo) : lo[k] - g->lo;
             double near_hi = g->is_log ? log(g->hi / hi[k]) : g->hi - hi[k];
             if (!(d->id == TL_CC_DCQCN && !strcmp(knobs[k], "switch.kmax_bytes_per_gbps")))
                 assert_true(near_lo < 0.05 * w); /* (DCQCN's Kmax is at least Kmin) */
             assert_true(near_hi < 0.05 * w);
-            double a, b;
-            assert_int_equal(tl_m3_knob_outside(knobs[k], ccs[c], tl_params_get(&def, knobs[k]),
-                                                &a, &b),
-                             0);
         }
+        assert_true(n_drawn >= 3); /* the buffer, PFC and the CC's own knobs */
+        tl_params def;
+        assert_int_equal(tl_params_init(&def, NULL), 0);
+        if (d->default_preset)
+            assert_int_equal(tl_params_apply_preset(&def, d->default_preset, NULL), 0);
+        for (size_t i = 0; i < tl_params_count(); i++)
+            assert_int_equal(tl_m3_knob_untrained(&def, i, ccs[c], &fab, why, sizeof why), 0);
+        assert_int_equal(tl_m3_knobs_untrained_joint(&def, ccs[c], why, sizeof why), 0);
         tl_params_fini(&def);
-        assert_true(n_ranged >= 2); /* the buffer and the CC's own knobs */
     }
-    /* outside: named with its range; 0 takes the buffer from the fabric;
-     * a knob the CC's training does not draw has no range; bounds are in */
-    double a = 0, b = 0;
-    assert_int_equal(tl_m3_knob_outside("timely.t_high_ps", "timely", 900e6, &a, &b), 1);
-    assert_true(a == 100e6 && b == 500e6);
-    assert_int_equal(tl_m3_knob_outside("timely.t_high_ps", "timely", 500e6, &a, &b), 0);
-    assert_int_equal(tl_m3_knob_outside("switch.buffer_bytes", "dcqcn", 0, &a, &b), 0);
-    assert_int_equal(tl_m3_knob_outside("switch.buffer_bytes", "dcqcn", 10e6, &a, &b), 1);
-    assert_int_equal(tl_m3_knob_outside("hpcc.eta", "dcqcn", 0.1, &a, &b), 0);
-    assert_int_equal(tl_m3_knob_outside("switch.kmax_bytes_per_gbps", "dcqcn", 32e3, &a, &b), 1);
-    assert_int_equal(tl_m3_knob_outside("switch.kmax_bytes_per_gbps", "dctcp-rate", 32e3, &a, &b),
+    /* outside: named with the range; read but never drawn: the value
+     * training held; 0 resolved from a fabric; knobs drawn together */
+    tl_params p;
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    assert_int_equal(tl_params_apply_preset(&p, "timely.default", NULL), 0);
+    int th = tl_params_find("timely.t_high_ps");
+    p.v[th] = 900e6;
+    assert_int_equal(tl_m3_knob_untrained(&p, (size_t)th, "timely", &fab, why, sizeof why), 1);
+    assert_string_equal(why, "timely.t_high_ps = 900us is outside the range m3's timely "
+                             "training drew it from (100us to 500us)");
+    p.v[th] = 500e6; /* a bound is inside */
+    assert_int_equal(tl_m3_knob_untrained(&p, (size_t)th, "timely", &fab, why, sizeof why), 0);
+    tl_params_fini(&p);
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    assert_int_equal(tl_params_apply_preset(&p, "dcqcn.nvidia-default", NULL), 0);
+    p.v[TL_K_SW_PMAX] = 0.9;
+    assert_int_equal(tl_m3_knob_untrained(&p, TL_K_SW_PMAX, "dcqcn", &fab, why, sizeof why), 1);
+    assert_string_equal(why, "m3's dcqcn training held switch.pmax at 0.2; 0.9 here");
+    p.v[TL_K_SW_PFC] = 0;
+    assert_int_equal(tl_m3_knob_untrained(&p, TL_K_SW_PFC, "dcqcn", &fab, why, sizeof why), 1);
+    const tl_fabric_ref fast = {.rtt_ps = 14400000, .bdp_bytes = 180000,
+                                .nic_bps = 100000000000};
+    assert_int_equal(tl_m3_knob_untrained(&p, TL_K_SW_BUFFER_BYTES, "dcqcn", NULL, why,
+                                          sizeof why),
+                     0);
+    assert_int_equal(tl_m3_knob_untrained(&p, TL_K_SW_BUFFER_BYTES, "dcqcn", &fast, why,
+                                          sizeof why),
                      1);
-    assert_true(a == 500 && b == 4000);
+    assert_string_equal(why, "switch.buffer_bytes = 32MiB (0: from the fabric) is outside the "
+                             "range m3's dcqcn training drew it from (200KB to 4MB)");
+    assert_int_equal(tl_m3_knob_untrained(&p, tl_params_find("hpcc.eta"), "dcqcn", &fab, why,
+                                          sizeof why),
+                     0); /* another CC's knob */
+    p.v[TL_K_SW_KMAX_BYTES_PER_GBPS] = 3000; /* below Kmin 4 KB */
+    assert_int_equal(tl_m3_knobs_untrained_joint(&p, "dcqcn", why, sizeof why), 1);
+    tl_params_fini(&p);
+    assert_int_equal(tl_params_init(&p, NULL), 0);
+    p.v[TL_K_SW_KMIN_BYTES_PER_GBPS] = 1000; /* Kmax stays 3 KB */
+    assert_int_equal(tl_m3_knobs_untrained_joint(&p, "dctcp-rate", why, sizeof why), 1);
+    assert_string_equal(why, "m3's dctcp-rate training marked with Kmin = Kmax (DCTCP's step); "
+                             "Kmin 1KB and Kmax 3KB per Gb/s here");
+    p.v[TL_K_SW_KMAX_BYTES_PER_GBPS] = 1000;
+    assert_int_equal(tl_m3_knobs_untrained_joint(&p, "dctcp-rate", why, sizeof why), 0);
+    tl_params_fini(&p);
 }
 
 /* Foreground flows far apart on an otherwise empty path: pktsim's truth,

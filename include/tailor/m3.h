@@ -14,6 +14,7 @@
 #include "tailor/dist.h"
 #include "tailor/err.h"
 #include "tailor/params.h"
+#include "tailor/pktsim.h"
 #include "tailor/progress.h"
 #include "tailor/result.h"
 #include "tailor/routing.h"
@@ -72,12 +73,18 @@ int tl_m3_knob_changes_reference(const char *name, const char *cc);
  * over one it does not read (DCQCN's rates, for example) gives every value
  * the same estimate. */
 int tl_m3_knob_is_read(const char *name, const char *cc);
-/* Whether value v of the knob `name` lies outside the range m3's training
- * samples drew it from under cc (then [*lo, *hi] receives that range): the
- * model extrapolates there, where no figure measured it. 0 for a knob
- * training does not draw, and for 0 where 0 takes the value from the fabric
- * (switch.buffer_bytes, dctcp_rate.window_bytes). */
-int tl_m3_knob_outside(const char *name, const char *cc, double v, double *lo, double *hi);
+/* Whether m3's model extrapolates at knob i of p under cc: a knob it reads
+ * whose value lies outside the range its training samples drew it from,
+ * or differs from the one value they held it at (the CC's default: the
+ * MTU, Pmax; DCQCN's PFC). Then why (n bytes) says so, naming the value
+ * and the range, and it returns 1. switch.buffer_bytes and
+ * dctcp_rate.window_bytes at 0 are resolved from fab as the features do
+ * (fab NULL: not checked). */
+int tl_m3_knob_untrained(const tl_params *p, size_t i, const char *cc,
+                         const tl_fabric_ref *fab, char *why, size_t n);
+/* The same for the knobs training drew together: DCTCP marked with Kmin =
+ * Kmax, DCQCN with Kmax at least Kmin. */
+int tl_m3_knobs_untrained_joint(const tl_params *p, const char *cc, char *why, size_t n);
 
 /* The network-wide summary (valid after run): counts are the workload's
  * own flows per bucket; mean and percentiles come from the mixture of the

@@ -198,11 +198,11 @@ int m3_knob_is_read(const char *name, const char *cc);
 /* What m3's training samples draw a knob from under a CC (m3.txt Table 4,
  * widened): uniform in [lo, hi], or log-uniform (is_log). */
 typedef struct m3_knob_range {
-    int cc; /* stable CC id (tl_cc_desc.id), or -1: every CC */
+    int cc_id; /* stable CC id (tl_cc_desc.id), or -1: every CC */
     const char *knob;
-    double lo, hi;
+    double lo, hi; /* in the knob's unit (bytes, ps, bit/s); lo = hi: held there */
     int is_log;
-    int is_zero_fabric; /* 0 takes the value from the fabric: not a draw */
+    int is_zero_fabric; /* 0 takes the value from the fabric: resolved, not a draw */
 } m3_knob_range;
 
 /* The range of knob under the CC of stable id cc_id, or NULL: not drawn. */

@@ -5,6 +5,7 @@
  * load, and a random congestion control with random parameters. The ground
  * truth is pktsim on the same flows. Choices that differ from m3's are in
  * docs/m3.md "Training data". */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ static double log_uni(tl_rng *r, double a, double b) { return exp(uni(r, log(a),
 static double draw(tl_rng *r, int cc, const char *knob)
 {
     const m3_knob_range *g = m3_knob_range_of(cc, knob);
+    assert(g); /* every knob drawn here has its row */
     return g->is_log ? log_uni(r, g->lo, g->hi) : uni(r, g->lo, g->hi);
 }
 
