@@ -135,6 +135,20 @@ static int run_offline(cli_world *w, const cli_opts *o, const tl_objective *obj,
     tl_offline *t = tl_offline_create(w, &oo, w->sc.seed, err);
     if (!t)
         return err->code;
+    if (tl_engine_uses_model(oo.oracle, w, oo.eng)) {
+        /* the ends of each knob's search against what m3's model was trained on */
+        tl_fabric_ref buf;
+        const tl_fabric_ref *fab = cli_fabric(w, &buf);
+        tl_params p;
+        for (size_t i = 0; i < n && !tl_params_copy(&p, &w->sc.params, NULL); i++) {
+            int k = tl_params_find(knobs[i]);
+            for (int end = 0; end < 2 && k >= 0; end++) {
+                p.v[k] = end ? hi[i] : lo[i];
+                cli_m3_warn_untrained(&p, (size_t)k, w->sc.cc, fab, "tailor tune");
+            }
+            tl_params_fini(&p);
+        }
+    }
     rc = tl_offline_run(t, prog, err);
     if (!rc)
         rc = tl_offline_validate(t, prog, err);

@@ -296,6 +296,14 @@ check "and warns, naming the value and the range" \
     -o "$tmp/m3t300" --quiet >/dev/null 2>"$tmp/err"
 check "a run with T_high inside the range runs" test $? -eq 0
 check "T_high inside the range does not warn" sh -c "! grep -q 'is outside the range' '$tmp/err'"
+# an offline tune with m3 as its oracle checks the ends of each searched
+# knob's range: Kmin from 1 KB (below DCQCN's 2-5 KB) to 4 KB
+"$bin" tune -o "$tmp/m3tune" --cc dcqcn --oracle m3 --knobs switch.kmin_bytes_per_gbps=1KB:4KB \
+    --flow-count 2000 --paths 50 --set tune.iters_per_temp=1 --quiet >/dev/null 2>"$tmp/err"
+check "a tune with m3 as its oracle runs" test $? -eq 0
+check "and warns of the search's end below the training's Kmin" \
+    grep -q "tailor tune: warning: switch.kmin_bytes_per_gbps = 1KB is outside the range" "$tmp/err"
+check "and not of the end inside it" sh -c "! grep -q '= 4KB is outside' '$tmp/err'"
 # DCQCN's queue term reads Kmax as well as Kmin (schema 7): a Kmax sweep
 # re-queues the kept reference, and each value equals a run made with it
 sed 's/"dctcp-rate"/"dcqcn"/' "$tmp/m3s.json" >"$tmp/m3d.json"
