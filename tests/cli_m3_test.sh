@@ -318,6 +318,14 @@ check "and warns that 32 KB lies outside the Kmax range the DCQCN model was trai
 check "a sweep of a knob the model reads warns of nothing else (8 KB is inside)" \
     test -z "$(grep -v -e 'misses the accuracy goal' -e 'does not model PFC' -e '^\[' \
         -e '= 32KB is outside' "$tmp/err")"
+# the scenario's own knobs are checked once, the swept ones per value: a
+# Kmax of 32 KB set outright warns once beside a Kmin sweep inside range
+"$bin" sweep "$tmp/m3d.json" --paths 50 --set switch.kmax_bytes_per_gbps=32KB \
+    --set switch.kmin_bytes_per_gbps=3KB,4KB >/dev/null 2>"$tmp/err"
+check "a Kmin sweep with Kmax set outside its range runs" test $? -eq 0
+check "and warns of Kmax once, of Kmin not" \
+    test "$(grep -c 'is outside the range' "$tmp/err")" = 1 -a \
+        "$(grep -c 'kmax_bytes_per_gbps = 32KB is outside' "$tmp/err")" = 1
 # DCQCN's rates are not among the model's inputs: the sweep says so
 "$bin" sweep "$tmp/m3d.json" --paths 50 --set dcqcn.ai_rate_bps=5Mbps,50Mbps \
     >"$tmp/m3dai" 2>"$tmp/err"
