@@ -96,6 +96,9 @@ int cli_m3_warn_untrained(const tl_params *p, size_t i, const char *cc, const tl
                           const char *who);
 /* The same for the knobs training drew together (tl_m3_knobs_untrained_joint). */
 int cli_m3_warn_joint(const tl_params *p, const char *cc, const char *who);
+/* The same for what the model file's training folders fixed
+ * (tl_m3_model_untrained: PFC); model NULL: nothing. */
+void cli_m3_warn_model(const char *model, const tl_params *p, const char *who);
 /* What a run's accuracy note reads of the run (cli/accuracy.c). */
 typedef struct cli_run_facts {
     const char *cc;

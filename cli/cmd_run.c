@@ -105,6 +105,7 @@ int cli_run_engine(cli_world *w, const char *engine, const char *dir, const char
         uint32_t crc;
         const char *model = tl_engine_model(e, &crc);
         note_accuracy(w, engine, model, crc, &sum.run);
+        cli_m3_warn_model(model, &w->sc.params, "tailor run");
         print_buckets(&sum, shown, tl_engine_files(e));
     }
     tl_summary_fini(&sum);

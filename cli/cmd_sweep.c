@@ -247,6 +247,7 @@ int cmd_sweep(int argc, char **argv)
         if (model) {
             cli_run_facts rf = {.cc = w.sc.cc};
             cli_note_accuracy(engine, model, crc, &rf, "tailor sweep");
+            cli_m3_warn_model(model, &w.sc.params, "tailor sweep");
         }
     }
     for (int v = 0; v < n_done; v++)

@@ -439,6 +439,13 @@ int cli_m3_warn_joint(const tl_params *p, const char *cc, const char *who)
     return 1;
 }
 
+void cli_m3_warn_model(const char *model, const tl_params *p, const char *who)
+{
+    char why[1024];
+    if (model && tl_m3_model_untrained(model, p, why, sizeof why))
+        warn_untrained(who, why);
+}
+
 void cli_m3_warn_knobs(const tl_params *p, const char *cc, const tl_fabric_ref *fab,
                        const int *skip, int n_skip, const char *who)
 {

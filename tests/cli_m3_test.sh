@@ -296,6 +296,14 @@ check "and warns, naming the value and the range" \
     -o "$tmp/m3t300" --quiet >/dev/null 2>"$tmp/err"
 check "a run with T_high inside the range runs" test $? -eq 0
 check "T_high inside the range does not warn" sh -c "! grep -q 'is outside the range' '$tmp/err'"
+# the TIMELY model's folders were all made lossless (gen-data --pfc on):
+# a lossy TIMELY scenario is outside them, and the run says so
+"$bin" run "$tmp/m3t.json" --engine m3 --paths 50 --set switch.pfc=0 \
+    -o "$tmp/m3tpfc" --quiet >/dev/null 2>"$tmp/err"
+check "a lossy run under the TIMELY model runs" test $? -eq 0
+check "and warns that the model saw lossless fabrics only" \
+    grep -q "m3-timely.model was trained on lossless fabrics only (switch.pfc 1); switch.pfc 0" \
+        "$tmp/err"
 # an offline tune with m3 as its oracle checks the ends of each searched
 # knob's range: Kmin from 1 KB (below DCQCN's 2-5 KB) to 4 KB
 "$bin" tune -o "$tmp/m3tune" --cc dcqcn --oracle m3 --knobs switch.kmin_bytes_per_gbps=1KB:4KB \

@@ -85,6 +85,10 @@ int tl_m3_knob_untrained(const tl_params *p, size_t i, const char *cc,
 /* The same for the knobs training drew together: DCTCP marked with Kmin =
  * Kmax, DCQCN with Kmax at least Kmin. */
 int tl_m3_knobs_untrained_joint(const tl_params *p, const char *cc, char *why, size_t n);
+/* The same for what the model file's own training folders fixed: PFC,
+ * when every folder was made lossless or lossy (gen-data --pfc). 0 too
+ * when the file cannot be read (the run that reads it says why). */
+int tl_m3_model_untrained(const char *file, const tl_params *p, char *why, size_t n);
 
 /* The network-wide summary (valid after run): counts are the workload's
  * own flows per bucket; mean and percentiles come from the mixture of the

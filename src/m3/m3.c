@@ -356,6 +356,40 @@ int tl_m3_knob_changes_reference(const char *name, const char *cc)
 
 int tl_m3_knob_is_read(const char *name, const char *cc) { return m3_knob_is_read(name, cc); }
 
+/* Whether every training folder of a model forced PFC one way: its
+ * metadata's "data" holds each folder's header, "; "-separated, which
+ * says ", pfc on" or ", pfc off" when gen-data --pfc forced it (drawn
+ * otherwise). 1: all lossless, 0: all lossy, -1: both or unknown. */
+static int model_pfc(const char *data)
+{
+    int n = 0, on = 0, off = 0;
+    for (const char *h = data; h && *h; n++) {
+        const char *end = strstr(h, "; ");
+        size_t len = end ? (size_t)(end - h) : strlen(h);
+        for (const char *q = h; (q = strstr(q, ", pfc o")) && q < h + len; q++)
+            on += !strncmp(q, ", pfc on", 8), off += !strncmp(q, ", pfc off", 9);
+        h = end ? end + 2 : h + len;
+    }
+    return n > 0 && on == n ? 1 : n > 0 && off == n ? 0 : -1;
+}
+
+int tl_m3_model_untrained(const char *file, const tl_params *p, char *why, size_t n)
+{
+    m3_model *m = m3_model_load(file, M3_SCHEMA_OLDEST, M3_FEATURE_SCHEMA, NULL);
+    if (!m)
+        return 0;
+    json_t *meta = json_loads(m3_model_meta(m), 0, NULL);
+    int pfc = model_pfc(json_string_value(json_object_get(meta, "data")));
+    json_decref(meta);
+    m3_model_destroy(m);
+    int is_pfc = tl_knob(p, TL_K_SW_PFC) != 0;
+    if (pfc < 0 || pfc == is_pfc)
+        return 0;
+    snprintf(why, n, "%s was trained on %s fabrics only (switch.pfc %d); switch.pfc %d here",
+             file, pfc ? "lossless" : "lossy", pfc, is_pfc);
+    return 1;
+}
+
 int tl_m3_repredict(tl_m3 *s, const tl_params *p, const char *cc, tl_err *err)
 {
     if (!s->is_run)
