@@ -304,6 +304,11 @@ check "a lossy run under the TIMELY model runs" test $? -eq 0
 check "and warns that the model saw lossless fabrics only" \
     grep -q "m3-timely.model was trained on lossless fabrics only (switch.pfc 1); switch.pfc 0" \
         "$tmp/err"
+# the dctcp-rate model's folders drew PFC either way: no such warning
+"$bin" run "$tmp/m3s.json" --engine m3 --paths 50 --set switch.pfc=1 \
+    -o "$tmp/m3spfc" --quiet >/dev/null 2>"$tmp/err"
+check "a lossless run under the dctcp-rate model does not warn of its folders" \
+    sh -c "test -s '$tmp/m3spfc/summary.json' && ! grep -q 'fabrics only' '$tmp/err'"
 # an offline tune with m3 as its oracle checks the ends of each searched
 # knob's range: Kmin from 1 KB (below DCQCN's 2-5 KB) to 4 KB
 "$bin" tune -o "$tmp/m3tune" --cc dcqcn --oracle m3 --knobs switch.kmin_bytes_per_gbps=1KB:4KB \
