@@ -16,7 +16,9 @@
  *     path; with exact per-link delays, what is left is Parsimon's
  *     independence and bucketing.
  * Then, per hop kind and size bucket, the mean and p99 of a flow's delay on
- * a hop, pktsim's waits against Parsimon's draws. Each NORM (default 0) is
+ * a hop, pktsim's waits against Parsimon's draws; and per kind of switch
+ * port, the queue Parsimon's link simulations held over their runs against
+ * pktsim's ports (tl_parsimon_job.queue_byte_s). Each NORM (default 0) is
  * a Parsimon run with tl_parsimon_opts.norm_pkts at that value, against the
  * one pktsim run; each prints a line "csv,SCENARIO,NORM" with Parsimon's
  * p99 then p99.9 errors (%) per bucket and over all flows. With TRUTH_OUT
@@ -80,6 +82,48 @@ static void delay_stats(double *v, size_t n, double *mean, double *p99)
     qsort(v, n, sizeof *v, tl_cmp_double);
     *mean = n ? sum / (double)n * 1e-3 : NAN;
     *p99 = n ? tl_quantile_sorted(v, n, 0.99) * 1e-3 : NAN;
+}
+
+/* Each kind of simulated switch port's queue, integrated over the run, in
+ * Parsimon's link simulations over pktsim's ports: how much queue the link
+ * model builds (docs/accuracy.md, "Where Parsimon's error comes from"). */
+static void queue_table(const tl_world *w, const tl_pktsim *ps, const tl_parsimon *pa)
+{
+    enum { K_FIRST, K_MIDDLE, K_LAST, K_N };
+    static const char *const names[K_N] = {"first hop (host to switch)", "switch to switch",
+                                           "last hop (to host)"};
+    tl_pktsim_stats st;
+    tl_pktsim_get_stats(ps, &st);
+    double now_s = (double)st.now_ps * 1e-12;
+    double sum[K_N][2][2] = {{{0}}}; /* [kind][all, busiest][pktsim, Parsimon] */
+    size_t cnt[K_N][2] = {{0}}, n_jobs;
+    const tl_parsimon_job *jobs = tl_parsimon_jobs(pa, &n_jobs);
+    for (size_t j = 0; j < n_jobs && now_s > 0; j++) {
+        uint32_t c = jobs[j].chan;
+        const tl_topo *t = w->topo;
+        int k = tl_topo_node(t, tl_topo_chan_from(t, c))->kind != TL_NODE_SWITCH ? K_FIRST
+                : tl_topo_node(t, tl_topo_chan_to(t, c))->kind != TL_NODE_SWITCH ? K_LAST
+                                                                                  : K_MIDDLE;
+        tl_port_stats q;
+        tl_pktsim_port_stats(ps, c, &q);
+        double util = (double)q.bytes_tx * 8 /
+                      ((double)tl_topo_link(t, tl_chan_link(c))->rate_bps * now_s);
+        for (int busy = 0; busy < 1 + (util > 0.3); busy++) {
+            sum[k][busy][0] += q.mean_queue_bytes * now_s;
+            sum[k][busy][1] += jobs[j].queue_byte_s;
+            cnt[k][busy]++;
+        }
+    }
+    printf("\nEach kind of link's queue integrated over the run, Parsimon's link simulations "
+           "over pktsim's ports (the links above 30%% utilization apart):\n\n| links | "
+           "simulated | queue ratio | above 30%% | queue ratio there |\n| --- | ---: | ---: | "
+           "---: | ---: |\n");
+    /* not the first hops: a host NIC makes a packet when it serves a flow,
+     * so its port holds no data queue in either */
+    for (int k = K_MIDDLE; k < K_N; k++)
+        printf("| %s | %zu | %.2f | %zu | %.2f |\n", names[k], cnt[k][0],
+               sum[k][0][0] > 0 ? sum[k][0][1] / sum[k][0][0] : NAN, cnt[k][1],
+               sum[k][1][0] > 0 ? sum[k][1][1] / sum[k][1][0] : NAN);
 }
 
 /* Parsimon with its delays normalized by max(packets, norm) against the
@@ -238,6 +282,7 @@ static int report(const tl_world *w, const char *scen, tl_pktsim *ps, uint32_t n
     for (int h = 0; h < HK_N; h++)
         for (int b = 0; b < TL_N_BUCKETS; b++)
             free(tv[h][b]), free(pv[h][b]);
+    queue_table(w, ps, pa);
     free(delay), free(drawn), free(oracle);
     tl_parsimon_destroy(pa);
     return 0;

@@ -127,15 +127,16 @@ typedef struct tl_parsimon_stats {
 void tl_parsimon_get_stats(const tl_parsimon *s, tl_parsimon_stats *st);
 
 /* One link simulation of the last run, for scheduling studies
- * (bench/bench_scaleout.c): its expected cost (the packet-hops the run
- * orders and hands out jobs by), its wall time (on rank 0 under MPI; 0 for
- * a job skipped after a failure), and the bytes its result takes between
- * MPI ranks. */
+ * (bench/bench_scaleout.c) and error studies (bench_parsimon_error): its
+ * expected cost (the packet-hops the run orders and hands out jobs by),
+ * its wall time (on rank 0 under MPI; 0 for a job skipped after a
+ * failure), the bytes its result takes between MPI ranks, and its queue. */
 typedef struct tl_parsimon_job {
     uint32_t chan;
     double cost;
     double wall_s;
     uint64_t bytes;
+    double queue_byte_s; /* the link's queue over its simulation at rate (byte-seconds) */
 } tl_parsimon_job;
 /* The last run's link simulations, in decreasing expected cost (*n of
  * them; NULL before a run). Valid until the next run or destroy. */

@@ -348,6 +348,11 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
             end[i] = lf.v[j].start_ps + res[j].fct_ps;
     }
     tl_pktsim_get_stats(sim, &st);
+    if (!is_fat) {
+        tl_port_stats lq;
+        tl_pktsim_port_stats(sim, 2 * (kind == 0 ? 0 : n_src), &lq);
+        out->queue_byte_s = lq.mean_queue_bytes * (double)st.now_ps * 1e-12;
+    }
     /* PFC: the longest any port of the run at rate was paused, as a share
      * of the run: the link paused by v, or a source paused by u for the
      * queue the link builds (in the network, the link before it). */

@@ -235,7 +235,8 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
         const ps_edist *e = &s->edist[jobs[j].chan];
         s->st.n_samples += e->n_buckets ? e->off[e->n_buckets] : 0;
         uint64_t bytes = sizeof outs[j] + ps_edist_packed_bytes(e); /* pack_link's */
-        s->jobs[j] = (tl_parsimon_job){jobs[j].chan, cost[j], wall[j], bytes};
+        s->jobs[j] = (tl_parsimon_job){jobs[j].chan, cost[j], wall[j], bytes,
+                                       outs[j].queue_byte_s};
     }
     s->n_jobs = nj;
     s->st.n_simulated = nj;

@@ -118,6 +118,8 @@ typedef struct ps_link_out {
     uint32_t n_requeued; /* 1 if the runs went again with queues (PFC would pause past v) */
     double paused_frac;  /* PFC: the most any port of the run at rate was paused, as a share
                             of the run (the link by v, or a source by u) */
+    double queue_byte_s; /* the link's queue in the run at rate, integrated over the run
+                            (byte-seconds): what bench_parsimon_error holds against pktsim's */
 } ps_link_out;
 
 /* Simulates channel chan's flows on its link-level topology with pktsim and
