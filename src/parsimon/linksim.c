@@ -309,7 +309,9 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
      * (is_watch), and where they would pause, the run starts again with
      * them as queues (docs/parsimon.md, "PFC"). All or none are direct, as
      * the link's direct through needs. */
-    const uint32_t dst_chan0 = 2 * ((kind == 0 ? 0 : n_src) + 1); /* then + 2 k */
+    /* the link's channel (link n_src in B and C, 0 in A), then the
+     * destinations' (+ 2 k) */
+    const uint32_t link_chan = 2 * (kind == 0 ? 0 : n_src), dst_chan0 = link_chan + 2;
     int is_direct = env->o->is_direct_data, is_watched = 0;
     for (uint32_t k = 0; k < n_dst && is_direct; k++)
         is_direct = !tl_pktsim_can_direct_port(sim, dst_chan0 + 2 * k, NULL);
@@ -326,7 +328,7 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     /* the link itself (link n_src in B and C, 0 in A): every flow reaches v
      * over it, and past v (a host in C) only direct ports follow */
     if (env->o->is_direct_data && (is_direct || kind == 2) &&
-        (rc = tl_pktsim_set_direct_through(sim, 2 * (kind == 0 ? 0 : n_src), err)))
+        (rc = tl_pktsim_set_direct_through(sim, link_chan, err)))
         goto done;
     tl_pktsim_stats st;
     if ((rc = tl_pktsim_run(sim, 0, NULL, err))) {
@@ -348,20 +350,21 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
             end[i] = lf.v[j].start_ps + res[j].fct_ps;
     }
     tl_pktsim_get_stats(sim, &st);
+    /* The run at rate: the link's queue over the run (bench_parsimon_error),
+     * and PFC: the longest any port was paused, as a share of the run: the
+     * link paused by v, or a source paused by u for the queue the link
+     * builds (in the network, the link before it). */
     if (!is_fat) {
-        tl_port_stats lq;
-        tl_pktsim_port_stats(sim, 2 * (kind == 0 ? 0 : n_src), &lq);
-        out->queue_byte_s = lq.mean_queue_bytes * (double)st.now_ps * 1e-12;
-    }
-    /* PFC: the longest any port of the run at rate was paused, as a share
-     * of the run: the link paused by v, or a source paused by u for the
-     * queue the link builds (in the network, the link before it). */
-    if (!is_fat)
         out->paused_frac = 0;
-    for (uint32_t q = 0; !is_fat && st.now_ps > 0 && q < 2 * tl_topo_n_links(lt); q++) {
-        tl_port_stats ps;
-        tl_pktsim_port_stats(sim, q, &ps);
-        out->paused_frac = fmax(out->paused_frac, (double)ps.paused_ps / (double)st.now_ps);
+        for (uint32_t q = 0; q < 2 * tl_topo_n_links(lt); q++) {
+            tl_port_stats ps;
+            tl_pktsim_port_stats(sim, q, &ps);
+            if (q == link_chan)
+                out->queue_byte_s = ps.mean_queue_bytes * (double)st.now_ps * 1e-12;
+            if (st.now_ps > 0)
+                out->paused_frac =
+                    fmax(out->paused_frac, (double)ps.paused_ps / (double)st.now_ps);
+        }
     }
     out->n_link_hops += st.n_link_hops;
     out->n_drops += st.n_drops;
