@@ -9,9 +9,12 @@
 #       defaults: out/accuracy, 200000, parsimon
 #
 # ENGINE is parsimon, m3 (with data/models/m3-CC.model for a scenario's CC
-# where one exists, else data/models/m3.model; or $M3_MODEL for all) or
+# where one exists, else data/models/m3.model; or $M3_MODEL for all),
 # flowsim-m3 (m3's path sampling and flowsim without the model: what the
-# model adds is the difference between the two). BUCKET_RATIO=X writes
+# model adds is the difference between the two) or m3-paths (pktsim on each
+# drawn path instead of the model: the error a perfect model would keep,
+# m3.txt section 5.5; slow). M3_PATHS=N draws N paths for the m3 engines
+# (default 500); use a fresh OUTDIR when changing it. BUCKET_RATIO=X writes
 # "engine": {"bucket_ratio": X} into the scenarios (Parsimon's x), and
 # ENGINE_OPTS='"cluster": true, "cluster_scale": 4' any engine keys; use a
 # fresh OUTDIR for either, or link the pktsim runs of another one.
@@ -34,8 +37,10 @@ case $engine in
 parsimon) eargs=(--engine parsimon) ;;
 m3) eargs=(--engine m3 ${M3_MODEL:+--model "$M3_MODEL"}) ;;
 flowsim-m3) eargs=(--engine m3 --no-model) ;;
-*) echo "accuracy.sh: unknown engine '$engine' (parsimon, m3, flowsim-m3)" >&2; exit 2 ;;
+m3-paths) eargs=(--engine m3 --path-pktsim) ;;
+*) echo "accuracy.sh: unknown engine '$engine' (parsimon, m3, flowsim-m3, m3-paths)" >&2; exit 2 ;;
 esac
+[ -n "${M3_PATHS:-}" ] && [ "$engine" != parsimon ] && eargs+=(--paths "$M3_PATHS")
 res="$out/results-$engine.csv"
 bin=${TAILOR:-./build/tailor}
 mkdir -p "$out"
