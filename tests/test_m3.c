@@ -651,6 +651,38 @@ static void reference_queue_timely(void **state)
     assert_true(fabs(extra[1] - 2 * q[1] / ideal) < 1e-6 * extra[1]);
 }
 
+/* Feature 26, the coefficient of variation of the busiest link's
+ * inter-arrival times: flows 0, 1, 5 and 6 us apart give gaps of 1, 4 and
+ * 1 us, a CV of sqrt(2) / 2 under dctcp-rate; DCQCN's features hold it at 1
+ * (schema 8: its training fabrics never showed the suite's burstier busy
+ * racks, docs/m3.md "The DCQCN model of schema 8"). */
+static void arrival_cv_per_cc(void **state)
+{
+    (void)state;
+    const char *ccs[2] = {"dctcp-rate", "dcqcn"};
+    const double want[2] = {sqrt(2) / 2, 1};
+    for (int v = 0; v < 2; v++) {
+        tl_params p;
+        assert_int_equal(tl_params_init(&p, NULL), 0);
+        m3_pathwl w;
+        assert_int_equal(m3_pathwl_init(&w, 1, 0, NULL), 0);
+        w.link[0] = (tl_fs_link){10000000000ull, 1000000};
+        const int64_t at[4] = {0, 1000000, 5000000, 6000000};
+        for (int i = 0; i < 4; i++) {
+            tl_fs_path_flow f = {.size_bytes = 500, .start_ps = at[i], .last = 0};
+            assert_int_equal(m3_pathwl_add(&w, &f, 1, 0, 0, NULL), 0);
+        }
+        assert_int_equal(m3_pathwl_sort(&w, NULL), 0);
+        m3_feat ft;
+        assert_int_equal(m3_features(&w, &p, ccs[v], &ft, NULL), 0);
+        float x[M3_N_FEATURES];
+        m3_feat_row(&ft, 0, 0, x);
+        assert_true(fabs(x[26] - want[v]) < 1e-6);
+        m3_pathwl_fini(&w);
+        tl_params_fini(&p);
+    }
+}
+
 /* A kept reference re-queued under another Kmin (under DCQCN, another
  * Kmax: its queue term reads both) has exactly the reference quantiles that
  * featurizing under that value gives (so such a sweep need not re-run
@@ -1606,6 +1638,7 @@ int main(void)
         cmocka_unit_test(reference_queue_saturation),
         cmocka_unit_test(reference_burst_queue),
         cmocka_unit_test(reference_queue_timely),
+        cmocka_unit_test(arrival_cv_per_cc),
         cmocka_unit_test(model_schema_per_cc),
         cmocka_unit_test(reference_requeue),
         cmocka_unit_test(engine_determinism),  cmocka_unit_test(path_pktsim_engine),

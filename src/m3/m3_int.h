@@ -128,9 +128,9 @@ void m3_comp_fix(double q[M3_N_Q]);
  * was trained on and is refused by a build with another, unless the
  * features of its congestion control have not changed since
  * (m3_schema_first). */
-#define M3_FEATURE_SCHEMA 7
+#define M3_FEATURE_SCHEMA 8
 /* The first schema whose features of cc are this build's: schema 6 changed
- * only TIMELY's reference and schema 7 only DCQCN's, so the other CCs'
+ * only TIMELY's reference and schemas 7 and 8 only DCQCN's, so the other CCs'
  * schema-5 models stay valid.
  * M3_SCHEMA_OLDEST is the smallest it returns. */
 #define M3_SCHEMA_OLDEST 5

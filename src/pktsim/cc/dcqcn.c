@@ -337,6 +337,6 @@ const tl_cc_desc tl_cc_dcqcn = {
     .queue = TL_CC_QUEUE_KMIN_KMAX,
     .delay_knob = -1,
     .model_knobs = {-1, -1},
-    .m3_schema = 7, /* DCQCN's queue term */
+    .m3_schema = 8, /* DCQCN's queue term (7), its arrivals (8) */
     .ops = &ops,
 };
