@@ -60,6 +60,9 @@ typedef struct tl_cc_desc {
     int delay_knob;     /* its delay target (TL_CC_QUEUE_DELAY), index into knobs; else -1 */
     int model_knobs[2]; /* the knobs m3's feature vector carries for it (m3.txt Table 4); -1 none */
     unsigned m3_schema; /* the oldest m3 feature schema its models may use; 0 = m3's oldest */
+    /* Its m3 features hold the busiest hop's inter-arrival CV at 1 (schema 8:
+     * DCQCN's training fabrics span too little of it, docs/m3.md). */
+    int m3_flat_arrivals;
     /* Parsimon's norm_pkts when the scenario leaves it unset (docs/accuracy.md,
      * "Normalizing by at least a few packets"): a link's delay for a flow of
      * k packets is normalized by max(k, this); 0 = by packets, the paper's. */

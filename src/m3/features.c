@@ -253,19 +253,20 @@ double m3_queue_ps(const tl_params *p, const char *cc)
     return share * k / 1000 * 8e6;
 }
 
-/* Whether cc's model reads the busiest hop's arrival burstiness. DCQCN's
- * does not (schema 8): in its training fabrics the coefficient of variation
- * of the busiest hop's inter-arrival times lies in 0.88-1.22 (10th-90th
- * percentile; 1.42 at the 99th on two-hop paths), while a busy rack that
- * keeps its flows to itself under burstier arrivals (matrix C, sigma 2)
- * shows more; the model's answer is flat from 1.5 up, as for the burstiest
- * training paths, and put d04's small flows at twice their p90. Held at
- * 1, the held-out pinball loss fell a little (0.05867 against 0.05872) and
- * the suite's DCQCN error from 18.8% to 13.9% (docs/m3.md). */
+/* Whether cc's model reads the busiest hop's arrival burstiness
+ * (tl_cc_desc.m3_flat_arrivals). DCQCN's does not (schema 8): in its
+ * training fabrics the coefficient of variation of the busiest hop's
+ * inter-arrival times lies in 0.88-1.22 (10th-90th percentile; 1.42 at the
+ * 99th on two-hop paths), while a busy rack that keeps its flows to itself
+ * under burstier arrivals (matrix C, sigma 2) shows more; the model's answer
+ * is flat from 1.5 up, as for the burstiest training paths, and put d04's
+ * small flows at twice their p90. Held at 1, the held-out pinball loss fell
+ * a little (0.05867 against 0.05872) and the suite's DCQCN error from 18.8%
+ * to 13.9% (docs/m3.md). */
 static int reads_iat_cv(const char *cc)
 {
     const tl_cc_desc *d = tl_cc_lookup(cc);
-    return !(d && d->queue == TL_CC_QUEUE_KMIN_KMAX);
+    return !(d && d->m3_flat_arrivals);
 }
 
 /* The rate a flow can take on its own: its slowest link on the path or in

@@ -338,5 +338,6 @@ const tl_cc_desc tl_cc_dcqcn = {
     .delay_knob = -1,
     .model_knobs = {-1, -1},
     .m3_schema = 8, /* DCQCN's queue term (7), its arrivals (8) */
+    .m3_flat_arrivals = 1,
     .ops = &ops,
 };
