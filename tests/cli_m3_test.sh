@@ -200,6 +200,14 @@ check "a dctcp-rate run prints its model's accuracy, per bucket and at p99.9" \
     grep -q "accuracy of this model on 24 dctcp-rate scenarios.*the p99.9 of all flows 6.4% mean" "$tmp/out"
 check "and warns that its largest p99 error misses the goal's 15%" \
     grep -q "m3's dctcp-rate model misses the accuracy goal.*17.6% max (s22)" "$tmp/err"
+# every shipped model is measured: a model file replaced without its figures
+# in accuracy.json would print none
+for cc in hpcc timely; do
+    "$bin" run "$tmp/m3s.json" --engine m3 --cc $cc --paths 50 -o "$tmp/m3acc" --quiet \
+        >"$tmp/out" 2>/dev/null
+    check "a $cc run prints its model's accuracy on the suite" \
+        grep -q "accuracy of this model on 12 $cc scenarios of the suite" "$tmp/out"
+done
 "$bin" run "$tmp/m3s.json" --engine m3 --model "$tmp/m3.model" --paths 50 -o "$tmp/m3acc" \
     --quiet >"$tmp/out" 2>"$tmp/err"
 check "a model trained here has no accuracy figures" \
