@@ -8,7 +8,7 @@
 # parsimon` relies on Parsimon following such knobs).
 #
 #   [SWEEP=NAME] bench/sweep_accuracy.sh [OUTDIR] [FLOWS]
-#       defaults: SWEEP dctcp-k, OUTDIR out/accuracy/sweep-NAME, FLOWS 200000
+#       defaults: SWEEP dctcp-k, OUTDIR out/accuracy/sweep-NAME[-SCEN], FLOWS 200000
 #
 #   dctcp-k       s10 (2:1, matrix B, WebServer, sigma 2, 50%, dctcp-rate):
 #                 K = Kmin = Kmax at 1, 2, 3 (default), 4 KB per Gb/s
@@ -33,7 +33,7 @@
 # ./build/tailor (make build) and the CC's model in data/models (or $M3_MODEL).
 set -eu
 sweep=${SWEEP:-dctcp-k}
-out=${1:-out/accuracy/sweep-$sweep}
+out=${1:-out/accuracy/sweep-$sweep${SCEN:+-$SCEN}}
 flows=${2:-200000}
 bin=${TAILOR:-./build/tailor}
 # The suite's scenario: name seed oversubscription matrix sizes load cc.
