@@ -7,8 +7,9 @@
 # and by Parsimon per value (PARSIMON=0 skips it; `tailor tune --oracle
 # parsimon` relies on Parsimon following such knobs).
 #
-#   [SWEEP=NAME] bench/sweep_accuracy.sh [OUTDIR] [FLOWS]
-#       defaults: SWEEP dctcp-k, OUTDIR out/accuracy/sweep-NAME[-SCEN], FLOWS 200000
+#   [SWEEP=NAME] [SCEN=t03|t04] bench/sweep_accuracy.sh [OUTDIR] [FLOWS]
+#       defaults: SWEEP dctcp-k, OUTDIR out/accuracy/sweep-NAME (sweep-NAME-t04
+#       with SCEN=t04), FLOWS 200000; SCEN applies to the TIMELY sweeps only
 #
 #   dctcp-k       s10 (2:1, matrix B, WebServer, sigma 2, 50%, dctcp-rate):
 #                 K = Kmin = Kmax at 1, 2, 3 (default), 4 KB per Gb/s
@@ -33,7 +34,17 @@
 # ./build/tailor (make build) and the CC's model in data/models (or $M3_MODEL).
 set -eu
 sweep=${SWEEP:-dctcp-k}
-out=${1:-out/accuracy/sweep-$sweep${SCEN:+-$SCEN}}
+case $sweep in
+timely-*) ;;
+*)
+    if [ -n "${SCEN:-}" ]; then
+        echo "sweep_accuracy.sh: SCEN chooses a TIMELY sweep's scenario; $sweep has one" >&2
+        exit 2
+    fi ;;
+esac
+suffix=
+[ "${SCEN:-t03}" = t03 ] || suffix=-$SCEN
+out=${1:-out/accuracy/sweep-$sweep$suffix}
 flows=${2:-200000}
 bin=${TAILOR:-./build/tailor}
 # The suite's scenario: name seed oversubscription matrix sizes load cc.
@@ -67,7 +78,7 @@ dcqcn-kmax)
     sets=(--set "switch.kmax_bytes_per_gbps=$values")
     suite=(d10 146 1 A webserver 0.70 dcqcn) ;;
 timely-tlow | timely-thigh)
-    if [ $sweep = timely-tlow ]; then
+    if [ "$sweep" = timely-tlow ]; then
         values=40us,45us,50us,60us
         sets=(--set "timely.t_low_ps=$values")
     else
