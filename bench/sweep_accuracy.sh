@@ -34,17 +34,6 @@
 # ./build/tailor (make build) and the CC's model in data/models (or $M3_MODEL).
 set -eu
 sweep=${SWEEP:-dctcp-k}
-case $sweep in
-timely-*) ;;
-*)
-    if [ -n "${SCEN:-}" ]; then
-        echo "sweep_accuracy.sh: SCEN chooses a TIMELY sweep's scenario; $sweep has one" >&2
-        exit 2
-    fi ;;
-esac
-suffix=
-[ "${SCEN:-t03}" = t03 ] || suffix=-$SCEN
-out=${1:-out/accuracy/sweep-$sweep$suffix}
 flows=${2:-200000}
 bin=${TAILOR:-./build/tailor}
 # The suite's scenario: name seed oversubscription matrix sizes load cc.
@@ -97,6 +86,13 @@ timely-tlow | timely-thigh)
         "timely-tlow, timely-thigh)" >&2
     exit 2 ;;
 esac
+if [ -n "${SCEN:-}" ] && [ "${suite[6]}" != timely ]; then
+    echo "sweep_accuracy.sh: SCEN chooses a TIMELY sweep's scenario; $sweep has one" >&2
+    exit 2
+fi
+suffix=
+[ "${SCEN:-t03}" = t03 ] || suffix=-$SCEN
+out=${1:-out/accuracy/sweep-$sweep$suffix}
 mkdir -p "$out"
 scen "${suite[@]}" >"$out/scenario.json"
 # Kept runs are reused only for the same scenario and values.
