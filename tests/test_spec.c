@@ -202,6 +202,7 @@ static void engine_options_unset_or_set(void **state)
     assert_int_equal(sc.engine.bucket_min, 0);
     assert_int_equal(sc.engine.norm_pkts, 0);
     assert_int_equal(sc.engine.is_pfc_by_channel, 0);
+    assert_int_equal(sc.engine.is_share_sources, 0);
     assert_int_equal(sc.engine.is_passthrough, -1);
     assert_int_equal(sc.engine.is_residual, -1);
     tl_scenario_fini(&sc);
@@ -209,12 +210,14 @@ static void engine_options_unset_or_set(void **state)
                        "{\"cdf\": \"hadoop\"}, \"spatial\": {\"type\": \"uniform\"}, \"load\": "
                        "{\"max_link_load\": 0.3}}]}, \"engine\": {\"name\": \"parsimon\", "
                        "\"bucket_ratio\": 1, \"cluster_load\": 0, \"residual\": false, "
-                       "\"bucket_min\": 50, \"norm_pkts\": 5, \"pfc_by_channel\": true}}";
+                       "\"bucket_min\": 50, \"norm_pkts\": 5, \"pfc_by_channel\": true, "
+                       "\"share_sources\": true}}";
     assert_int_equal(tl_scenario_parse(&sc, text, "t.json", NULL, NULL), 0);
     assert_true(sc.engine.bucket_ratio == 1 && sc.engine.cluster_load == 0);
     assert_int_equal(sc.engine.bucket_min, 50);
     assert_int_equal(sc.engine.norm_pkts, 5);
     assert_int_equal(sc.engine.is_pfc_by_channel, 1);
+    assert_int_equal(sc.engine.is_share_sources, 1);
     assert_int_equal(sc.engine.is_residual, 0);
     assert_int_equal(sc.engine.is_passthrough, -1);
     assert_true(isnan(sc.engine.fat_factor));

@@ -56,6 +56,9 @@ typedef struct tl_parsimon_opts {
     int is_pfc_by_channel; /* PFC at u counts and pauses the sources by the channel they
                               come into u by in the network (default off; docs/parsimon.md
                               "Limits") */
+    int is_share_sources;  /* with is_residual, last-hop simulations carry their sources'
+                              other flows and the ACKs of what v sends instead of averaged
+                              rates (default off; docs/parsimon.md, "Sources' sharing") */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
     tl_dist *dist;         /* MPI ranks to spread the link simulations over (NULL: none);
                               borrowed */

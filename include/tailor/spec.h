@@ -51,6 +51,7 @@ typedef struct tl_engine_spec {
      * (docs/parsimon.md) */
     int is_cluster, is_passthrough, is_residual;
     int is_pfc_by_channel; /* parsimon: "pfc_by_channel" (default false) */
+    int is_share_sources;  /* parsimon: "share_sources" (default false) */
     uint32_t bucket_min, norm_pkts;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load, cluster_scale;
     /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =

@@ -72,6 +72,8 @@ typedef struct lsim {
     uint32_t *lsrc, *ldst; /* (n) local source / destination of each flow */
     uint64_t *shared;      /* (n_chans) with is_residual: bytes of the link's flows per channel */
     int64_t lead_ps;       /* propagation moved from every source's link onto the link (side_links) */
+    int is_share;          /* a last hop with tl_parsimon_opts.is_share_sources */
+    ps_share sh;           /* and what it adds (sharing.c) */
 } lsim;
 
 /* Channel c's rate less the offered load (payload bytes over the arrival
@@ -91,7 +93,8 @@ static double context_rate(const lsim *ls, uint32_t c)
 
 /* The links of the sources to u and (case B) of v to the destinations:
  *   source k: its NIC's rate (residual context: the least context rate of the
- *     channels from the source to u), with the propagation delay to u;
+ *     channels from the source to u, the NIC's left out where its sharing is
+ *     simulated, is_share), with the propagation delay to u;
  *   destination k: fat (residual context: the least context rate of the
  *     channels from v to it), with the propagation delay from v. */
 static void side_links(lsim *ls)
@@ -105,7 +108,8 @@ static void side_links(lsim *ls)
         double rate = (double)tl_topo_link(t, tl_chan_link(p[0]))->rate_bps;
         for (const uint32_t *q = p; *q != ls->chan; q++) {
             delay += tl_topo_link(t, tl_chan_link(*q))->delay_ps;
-            rate = fmin(rate, context_rate(ls, *q));
+            if (!(ls->is_share && q == p))
+                rate = fmin(rate, context_rate(ls, *q));
         }
         ls->src.bps[k] = (uint64_t)llround(rate);
         ls->src.delay[k] = delay;
@@ -203,10 +207,12 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     tl_pktsim *sim = NULL;
     int rc = 0;
     double cpu0 = tl_thread_cpu_s();
-    flow_at *order = malloc(((size_t)n + 1) * sizeof *order);
+    const ps_share *sh = &ls->sh; /* empty unless is_share */
+    size_t n_all = (size_t)n + sh->n_ctx + sh->n_ack;
+    flow_at *order = malloc((n_all + 1) * sizeof *order);
     uint32_t *rchan = malloc(((size_t)ls->src.n + 1) * sizeof *rchan);
     int64_t *rdelay = malloc(((size_t)ls->src.n + 1) * sizeof *rdelay);
-    if (!(lf.v = malloc(((size_t)n + 1) * sizeof *lf.v)) || !order || !rchan || !rdelay) {
+    if (!(lf.v = malloc((n_all + 1) * sizeof *lf.v)) || !order || !rchan || !rdelay) {
         rc = tl_err_nomem(err);
         goto done;
     }
@@ -230,6 +236,12 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     for (uint32_t k = 0; k < n_dst; k++)
         if (tl_topo_add_node(lt, TL_NODE_HOST, 0, -1, -1, 0, err) < 0)
             goto fail;
+    /* is_share (a last hop, no destinations): a sink past u for the sources'
+     * other flows, then a host before u that sends the ACKs */
+    uint32_t id_sink = id_d0, id_ack = id_d0 + 1;
+    if (ls->is_share && (tl_topo_add_node(lt, TL_NODE_HOST, 0, -1, -1, 0, err) < 0 ||
+                         tl_topo_add_node(lt, TL_NODE_HOST, 0, -1, -1, 0, err) < 0))
+        goto fail;
     /* A source's link has no delay forward: its flows start that much late
      * instead, and its ACKs take twice it back (below). */
     for (uint32_t k = 0; k < n_src && kind != 0; k++)
@@ -237,8 +249,10 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
             goto fail;
     /* At most the ACK share of a full reverse link: 60 / 1048 of it for
      * full packets, but more for tiny ones (60 B of ACK per 49 B packet), so
-     * the link keeps at least half its rate. */
-    double rate = (double)lk->rate_bps - ps_ack_rate_bps(d, t, chan, env->header);
+     * the link keeps at least half its rate. With is_share the ACKs are
+     * packets instead. */
+    double rate = (double)lk->rate_bps -
+                  (ls->is_share ? 0 : ps_ack_rate_bps(d, t, chan, env->header));
     rate = fmax(rate, 0.5 * (double)lk->rate_bps);
     if (is_fat)
         rate = env->o->fat_factor * (double)lk->rate_bps;
@@ -247,6 +261,15 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     for (uint32_t k = 0; k < n_dst; k++)
         if (tl_topo_add_link(lt, id_v, id_d0 + k, ls->dst.bps[k], ls->dst.delay[k], err) < 0)
             goto fail;
+    /* the sink's link carries all the sources can send; the ACK host's is
+     * a hundred times the link, so that each ACK reaches u at its time */
+    uint64_t sink_bps = 0;
+    for (uint32_t k = 0; k < n_src && ls->is_share; k++)
+        sink_bps += ls->src.bps[k];
+    if (ls->is_share &&
+        (tl_topo_add_link(lt, id_u, id_sink, sink_bps, lk->delay_ps + ls->lead_ps, err) < 0 ||
+         tl_topo_add_link(lt, id_ack, id_u, 100 * lk->rate_bps, 0, err) < 0))
+        goto fail;
     if ((rc = tl_topo_finish(lt, err)))
         goto done;
 
@@ -262,9 +285,28 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
         int64_t late = kind == 0 ? 0 : ls->src.delay[ls->lsrc[i]];
         order[m++] = (flow_at){env->f->v[ls->fl[i]].start_ps + late, i};
     }
+    /* is_share: the sources' other flows (i = n + j) and the ACKs (i = n +
+     * n_ctx + j), in the same clocks */
+    for (uint32_t j = 0; j < sh->n_ctx; j++)
+        order[m++] = (flow_at){sh->ctx_start[j] + ls->src.delay[sh->ctx_src[j]], n + j};
+    for (uint32_t j = 0; j < sh->n_ack; j++)
+        order[m++] = (flow_at){sh->ack_at[j] - ls->lead_ps, n + sh->n_ctx + j};
     qsort(order, m, sizeof *order, cmp_flow_at);
+    uint64_t ack_payload = (uint64_t)tl_knob(env->p, TL_K_NIC_ACK_BYTES) - env->header;
     for (uint32_t j = 0; j < m; j++) {
         const uint32_t i = order[j].i;
+        if (i >= n) {
+            int is_ack = i >= n + sh->n_ctx;
+            uint32_t q = is_ack ? i - n - sh->n_ctx : i - n;
+            lf.v[j] = env->f->v[is_ack ? sh->ack_of[q] : sh->ctx[q]];
+            lf.v[j].id = is_ack ? (1ull << 40) + q : lf.v[j].id; /* one flow per ACK */
+            lf.v[j].size_bytes = is_ack ? ack_payload : sh->ctx_bytes[q];
+            lf.v[j].start_ps = order[j].start_ps;
+            lf.v[j].src = is_ack ? id_ack : sh->ctx_src[q];
+            lf.v[j].dst = is_ack ? id_v : id_sink;
+            lf.v[j].class_idx = 0;
+            continue;
+        }
         lf.v[j] = env->f->v[ls->fl[i]];
         lf.v[j].start_ps = order[j].start_ps;
         lf.v[j].src = kind == 0 ? id_u : ls->lsrc[i];
@@ -340,6 +382,8 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     memset(excess, 0, n * sizeof *excess); /* flows left out */
     for (uint32_t j = 0; j < m; j++) {
         const uint32_t i = order[j].i;
+        if (i >= n)
+            continue; /* is_share's own flows */
         if (res[j].fct_ps < 0) {
             rc = tl_err_set(err, TL_EINVAL, "link %u: flow %llu did not finish in its link-level "
                             "simulation", chan, (unsigned long long)lf.v[j].id);
@@ -539,7 +583,8 @@ static int run_both(const lsim *ls, int is_watch, int64_t *ex, int64_t *ex_fat, 
     const tl_link *lk = tl_topo_link(env->t, tl_chan_link(ls->chan));
     double fat_bps = env->o->fat_factor * (double)lk->rate_bps;
     int64_t m = ls->n;
-    if (env->o->is_fat_subset && tl_pktsim_cc_is_line_rate_start(env->cc))
+    /* the subset's test knows nothing of is_share's flows */
+    if (env->o->is_fat_subset && tl_pktsim_cc_is_line_rate_start(env->cc) && !ls->is_share)
         m = mark_needed(ls, end, fat_bps, keep);
     else
         memset(keep, 1, ls->n);
@@ -605,7 +650,11 @@ int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, 
         for (uint32_t k = d->path_off[ls.fl[i]]; is_ctx && k < d->path_off[ls.fl[i] + 1]; k++)
             ls.shared[d->path[k]] += x->size_bytes;
     }
+    ls.is_share = is_ctx && kind == 2 && env->o->is_share_sources;
     side_links(&ls);
+    if (ls.is_share && (rc = ps_share_collect(env, chan, ls.fl, ls.lsrc, n, ls.src.first,
+                                              ls.src.n, &ls.sh, err)))
+        goto done;
     /* First with the destinations' links as watched direct ports (under PFC
      * few link simulations would pause past v: none of 671 on the default
      * scenario under DCQCN, 2 at 50,000 flows), which saves the arrival at
@@ -630,6 +679,7 @@ done:
     free(ls.dst.first), free(ls.src.bps), free(ls.dst.bps), free(ls.src.delay);
     free(ls.dst.delay), free(ls.shared), free(ex), free(ex_fat), free(end), free(keep);
     free(size), free(pnd);
+    ps_share_fini(&ls.sh);
     out->wall_s = tl_wall_s() - t0;
     return rc;
 }

@@ -1,6 +1,7 @@
 /* Internals of the Parsimon engine: decomposition (decompose.c), delay
  * distributions (edist.c), link-level simulation (linksim.c), clustering
- * (cluster.c); parsimon.c runs them in order and aggregates. */
+ * (cluster.c), the sources' sharing (sharing.c); parsimon.c runs them in order
+ * and aggregates. */
 #ifndef TAILOR_PARSIMON_INT_H
 #define TAILOR_PARSIMON_INT_H
 
@@ -125,6 +126,27 @@ typedef struct ps_link_out {
 /* Simulates channel chan's flows on its link-level topology with pktsim and
  * buckets their packet-normalized delays into e. */
 int ps_linksim(const ps_env *env, uint32_t chan, ps_edist *e, ps_link_out *out, tl_err *err);
+
+/* ---- the sources' sharing in a last-hop simulation (sharing.c) ---- */
+
+typedef struct ps_share {
+    uint32_t n_ctx;       /* the sources' other flows, simulated past u to a sink */
+    uint32_t *ctx;        /* (n_ctx) index into env->f */
+    uint32_t *ctx_src;    /* (n_ctx) its local source */
+    int64_t *ctx_start;   /* (n_ctx) its start, clipped, in the network's clock */
+    uint64_t *ctx_bytes;  /* (n_ctx) its size, clipped */
+    uint32_t n_ack;       /* single ACK packets over the link */
+    uint32_t *ack_of;     /* (n_ack) the flow v sends that each acknowledges */
+    int64_t *ack_at;      /* (n_ack) its arrival at u, in the network's clock */
+} ps_share;
+
+/* What a last-hop simulation of chan adds with tl_parsimon_opts.
+ * is_share_sources: fl/lsrc (n) the link's flows in start order and their
+ * local sources, src_first (n_src) a flow of each local source. */
+int ps_share_collect(const ps_env *env, uint32_t chan, const uint32_t *fl, const uint32_t *lsrc,
+                     uint32_t n, const uint32_t *src_first, uint32_t n_src, ps_share *sh,
+                     tl_err *err);
+void ps_share_fini(ps_share *sh);
 
 /* ---- clustering (§4.2, appendix D) ---- */
 

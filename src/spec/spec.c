@@ -811,7 +811,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
                                        "model",         "no_model",     "path_pktsim",
                                        "passthrough",   "residual",     "cluster_scale",
                                        "until_ns",      "norm_pkts",    "pfc_by_channel",
-                                       NULL};
+                                       "share_sources", NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -827,6 +827,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     OPT(get_bool(c, o, P, "passthrough", &e->is_passthrough));
     OPT(get_bool(c, o, P, "residual", &e->is_residual));
     OPT(get_bool(c, o, P, "pfc_by_channel", &e->is_pfc_by_channel));
+    OPT(get_bool(c, o, P, "share_sources", &e->is_share_sources));
     OPT(get_u32(c, o, P, "bucket_min", &e->bucket_min, 1, 1000000, 0));
     OPT(get_u32(c, o, P, "norm_pkts", &e->norm_pkts, 1, 1000000, 0));
     OPT(get_num(c, o, P, "bucket_ratio", &e->bucket_ratio, 1, 1000, 0, 0));
