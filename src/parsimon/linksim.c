@@ -292,7 +292,10 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
     for (uint32_t j = 0; j < sh->n_ack; j++)
         order[m++] = (flow_at){sh->ack_at[j] - ls->lead_ps, n + sh->n_ctx + j};
     qsort(order, m, sizeof *order, cmp_flow_at);
-    uint64_t ack_payload = (uint64_t)tl_knob(env->p, TL_K_NIC_ACK_BYTES) - env->header;
+    /* an ACK of nic.ack_bytes on the wire; one byte past the header if
+     * ACKs are set smaller than headers */
+    uint64_t ack_wire = (uint64_t)tl_knob(env->p, TL_K_NIC_ACK_BYTES);
+    uint64_t ack_payload = ack_wire > env->header ? ack_wire - env->header : 1;
     for (uint32_t j = 0; j < m; j++) {
         const uint32_t i = order[j].i;
         if (i >= n) {
