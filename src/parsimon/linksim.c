@@ -289,8 +289,10 @@ static int run_try(const lsim *ls, int is_fat, const uint8_t *keep, int64_t *exc
      * n_ctx + j), in the same clocks */
     for (uint32_t j = 0; j < sh->n_ctx; j++)
         order[m++] = (flow_at){sh->ctx_start[j] + ls->src.delay[sh->ctx_src[j]], n + j};
-    for (uint32_t j = 0; j < sh->n_ack; j++)
-        order[m++] = (flow_at){sh->ack_at[j] - ls->lead_ps, n + sh->n_ctx + j};
+    for (uint32_t j = 0; j < sh->n_ack; j++) { /* none before the run starts */
+        int64_t at = sh->ack_at[j] - ls->lead_ps;
+        order[m++] = (flow_at){at > 0 ? at : 0, n + sh->n_ctx + j};
+    }
     qsort(order, m, sizeof *order, cmp_flow_at);
     /* an ACK of nic.ack_bytes on the wire; one byte past the header if
      * ACKs are set smaller than headers */
