@@ -206,6 +206,17 @@ static double p99_error(const tl_world *w, const tl_parsimon *s, double r99)
     return e;
 }
 
+/* The mean slowdown of size bucket b (TL_N_BUCKETS - 1: all flows) of
+ * Parsimon's estimate s, relative to pktsim's ref. */
+static double mean_error(const tl_world *w, const tl_parsimon *s, const tl_summary *ref, int b)
+{
+    tl_summary est;
+    assert_int_equal(tl_summary_build(&est, "parsimon", &w->flows, tl_parsimon_results(s), NULL), 0);
+    double e = est.all[b].mean / ref->all[b].mean - 1;
+    tl_summary_fini(&est);
+    return e;
+}
+
 /* Flows 1 ms apart never meet: every link-level delay is 0, so every
  * estimate is the flow's ideal FCT on its full path, to 100 ps
  * (whole packets and dctcp-rate, which starts at line rate with a window of
@@ -691,11 +702,7 @@ static void pfc_by_channel_pauses_sources_together(void **state)
         tl_parsimon_stats st;
         tl_parsimon_get_stats(s, &st);
         assert_true(st.paused_frac_max > 0.5); /* 93% and 96% */
-        tl_summary est;
-        assert_int_equal(
-            tl_summary_build(&est, "parsimon", &w.flows, tl_parsimon_results(s), NULL), 0);
-        mean_err[by] = est.all[TL_N_BUCKETS - 1].mean / ref.all[TL_N_BUCKETS - 1].mean - 1;
-        tl_summary_fini(&est);
+        mean_err[by] = mean_error(&w, s, &ref, TL_N_BUCKETS - 1);
         tl_parsimon_destroy(s);
     }
     if (!(fabs(mean_err[1]) < 0.10 && mean_err[0] > 0.15))
@@ -849,7 +856,6 @@ static void share_sources_simulates_nic_sharing(void **state)
     }
     tl_summary ref;
     pktsim_summary(&w, &ref);
-    double ref_small = ref.all[1].mean; /* 1-10 KB */
     double err_small[2];
     tl_flow_result *r[2];
     for (int share = 0; share < 2; share++) {
@@ -858,17 +864,13 @@ static void share_sources_simulates_nic_sharing(void **state)
         o.n_threads = 1;
         o.is_share_sources = share;
         tl_parsimon *s = run(&w, &o);
-        tl_summary est;
-        assert_int_equal(
-            tl_summary_build(&est, "parsimon", &w.flows, tl_parsimon_results(s), NULL), 0);
-        err_small[share] = est.all[1].mean / ref_small - 1;
+        err_small[share] = mean_error(&w, s, &ref, 1); /* 1-10 KB */
         r[share] = malloc(w.flows.n * sizeof *r[share]);
         memcpy(r[share], tl_parsimon_results(s), w.flows.n * sizeof *r[share]);
-        tl_summary_fini(&est);
         tl_parsimon_destroy(s);
     }
     fprintf(stderr, "small flows' mean slowdown: pktsim %.3f, averaged %+.1f%%, shared %+.1f%%\n",
-            ref_small, 100 * err_small[0], 100 * err_small[1]);
+            ref.all[1].mean, 100 * err_small[0], 100 * err_small[1]);
     if (!(fabs(err_small[1]) < 0.5 * fabs(err_small[0]) && fabs(err_small[1]) < 0.3))
         fail_msg("small flows' mean slowdown error %+.1f%% averaged, %+.1f%% shared",
                  100 * err_small[0], 100 * err_small[1]);
