@@ -35,6 +35,12 @@ static int64_t life_end(const tl_flow *x, double nic_bps, double slack, int64_t 
     return x->start_ps + (int64_t)(slack * (double)x->size_bytes * 8 / nic_bps * 1e12) + margin;
 }
 
+/* A flow of the link's estimated lifetime ends, computed once a link
+ * simulation. */
+typedef struct life {
+    int64_t sel, clip;
+} life;
+
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
@@ -58,10 +64,11 @@ void ps_share_fini(ps_share *sh)
 }
 
 /* The sources' other flows, clipped. by_src/off: the link's flows grouped by
- * local source, in start order. */
+ * local source, in start order; at: their lifetimes at their source's NIC
+ * rate. */
 static int collect_context(const ps_env *env, const uint8_t *mine, const uint32_t *fl,
-                           const uint32_t *by_src, const uint32_t *off, const uint32_t *src_first,
-                           uint32_t n_src, ps_share *sh)
+                           const uint32_t *by_src, const uint32_t *off, const life *at,
+                           const uint32_t *src_first, uint32_t n_src, ps_share *sh)
 {
     const ps_decomp *d = env->d;
     const tl_flow *v = env->f->v;
@@ -82,9 +89,9 @@ static int collect_context(const ps_env *env, const uint8_t *mine, const uint32_
                 const tl_flow *x = &v[fl[by_src[b]]];
                 if (x->start_ps >= ce_clip)
                     break;
-                if (x->start_ps < ce_sel && life_end(x, nic, SEL_SLACK, SEL_MARGIN_PS) > cs)
+                if (x->start_ps < ce_sel && at[by_src[b]].sel > cs)
                     hit = 1;
-                int64_t e = life_end(x, nic, CLIP_SLACK, CLIP_MARGIN_PS);
+                int64_t e = at[by_src[b]].clip;
                 if (e > cs) {
                     lo = x->start_ps < lo ? x->start_ps : lo;
                     hi = e > hi ? e : hi;
@@ -123,9 +130,9 @@ static int cmp_span(const void *a, const void *b)
 }
 
 /* The ACKs of the flows v sends, those that arrive while a flow of the link
- * may be alive. */
-static int collect_acks(const ps_env *env, uint32_t chan, const uint32_t *fl, uint32_t n,
-                        ps_share *sh)
+ * may be alive. at: the link's flows' lifetimes at the link's rate. */
+static int collect_acks(const ps_env *env, uint32_t chan, const uint32_t *fl, const life *at,
+                        uint32_t n, ps_share *sh)
 {
     const ps_decomp *d = env->d;
     const tl_flow *v = env->f->v;
@@ -139,7 +146,7 @@ static int collect_acks(const ps_env *env, uint32_t chan, const uint32_t *fl, ui
         return -1;
     for (uint32_t i = 0; i < n; i++) {
         span[2 * i] = v[fl[i]].start_ps;
-        span[2 * i + 1] = life_end(&v[fl[i]], nic, CLIP_SLACK, CLIP_MARGIN_PS);
+        span[2 * i + 1] = at[i].clip;
     }
     qsort(span, n, 2 * sizeof *span, cmp_span);
     uint32_t u = 0;
@@ -160,7 +167,7 @@ static int collect_acks(const ps_env *env, uint32_t chan, const uint32_t *fl, ui
         for (uint32_t i = 0; i < n && !hit; i++) {
             if (v[fl[i]].start_ps >= re)
                 break;
-            hit = life_end(&v[fl[i]], nic, SEL_SLACK, SEL_MARGIN_PS) > rs;
+            hit = at[i].sel > rs;
         }
         if (!hit)
             continue;
@@ -204,10 +211,24 @@ int ps_share_collect(const ps_env *env, uint32_t chan, const uint32_t *fl, const
     uint8_t *mine = calloc(env->f->n + 1, 1);
     uint32_t *off = calloc((size_t)n_src + 2, sizeof *off);
     uint32_t *by_src = malloc(((size_t)n + 1) * sizeof *by_src);
+    life *at_src = malloc(((size_t)n + 1) * sizeof *at_src);
+    life *at_link = malloc(((size_t)n + 1) * sizeof *at_link);
     int rc = 0;
-    if (!mine || !off || !by_src) {
+    if (!mine || !off || !by_src || !at_src || !at_link) {
         rc = tl_err_nomem(err);
         goto done;
+    }
+    const ps_decomp *d = env->d;
+    const tl_flow *v = env->f->v;
+    double link_bps = (double)tl_topo_link(env->t, tl_chan_link(chan))->rate_bps;
+    for (uint32_t i = 0; i < n; i++) {
+        /* the NIC of the source as collect_context takes it: its first flow's */
+        uint32_t c0 = d->path[d->path_off[src_first[lsrc[i]]]];
+        double nic = (double)tl_topo_link(env->t, tl_chan_link(c0))->rate_bps;
+        at_src[i] = (life){life_end(&v[fl[i]], nic, SEL_SLACK, SEL_MARGIN_PS),
+                           life_end(&v[fl[i]], nic, CLIP_SLACK, CLIP_MARGIN_PS)};
+        at_link[i] = (life){life_end(&v[fl[i]], link_bps, SEL_SLACK, SEL_MARGIN_PS),
+                            life_end(&v[fl[i]], link_bps, CLIP_SLACK, CLIP_MARGIN_PS)};
     }
     for (uint32_t i = 0; i < n; i++) {
         mine[fl[i]] = 1;
@@ -217,12 +238,12 @@ int ps_share_collect(const ps_env *env, uint32_t chan, const uint32_t *fl, const
         off[k + 2] += off[k + 1];
     for (uint32_t i = 0; i < n; i++) /* stable: each source's flows stay in start order */
         by_src[off[lsrc[i] + 1]++] = i;
-    if (collect_context(env, mine, fl, by_src, off, src_first, n_src, sh) ||
-        collect_acks(env, chan, fl, n, sh))
+    if (collect_context(env, mine, fl, by_src, off, at_src, src_first, n_src, sh) ||
+        collect_acks(env, chan, fl, at_link, n, sh))
         rc = tl_err_nomem(err);
 done:
     if (rc)
         ps_share_fini(sh);
-    free(mine), free(off), free(by_src);
+    free(mine), free(off), free(by_src), free(at_src), free(at_link);
     return rc;
 }
