@@ -1,7 +1,10 @@
 /* What is known of an estimate's accuracy, from data/models/accuracy.json:
  *   - each shipped m3 model (named by the CRC-32 in its header, so a model
  *     trained again matches none) and Parsimon under each congestion
- *     control: the error against pktsim on the accuracy suite, of the p99 of
+ *     control, with the engine options each entry names as a run's
+ *     summary.json does (a CC's first entry: its default options; a run with
+ *     options no entry names gets those and a warning that says so): the
+ *     error against pktsim on the accuracy suite, of the p99 of
  *     all flows, of the worst size bucket's p99 and of the p99.9
  *     (docs/accuracy.md);
  *   - the regime those figures hold in: the share of the run Parsimon's
@@ -24,6 +27,8 @@
 
 typedef struct accuracy {
     const char *cc, *max_at;           /* borrowed from the JSON */
+    const char *options, *label;       /* Parsimon entries only */
+    double default_mean; /* Parsimon's default options on the same scenarios (-1: none) */
     double n, mean, max, parsimon_mean; /* parsimon_mean: m3 entries only */
     /* per size bucket and at p99.9, over n_detail of the n scenarios
      * (-1: not measured) */
@@ -95,6 +100,9 @@ static int get_entry(tl_json_ctx *c, const json_t *m, const char *path, int is_m
     rc = rc ? rc : get_num(c, m, path, "mean_pct", 0, &a->mean);
     rc = rc ? rc : get_num(c, m, path, "max_pct", 0, &a->max);
     rc = rc ? rc : get_num(c, m, path, "parsimon_mean_pct", !is_m3, &a->parsimon_mean);
+    rc = rc || is_m3 ? rc : get_str(c, m, path, "options", 0, &a->options);
+    rc = rc || is_m3 ? rc : get_str(c, m, path, "label", 0, &a->label);
+    rc = rc ? rc : get_num(c, m, path, "default_mean_pct", 1, &a->default_mean);
     rc = rc ? rc : get_num(c, m, path, "detail_scenarios", 1, &a->n_detail);
     rc = rc ? rc : get_num(c, m, path, "bucket_mean_pct", a->n_detail < 0, &a->bucket_mean);
     rc = rc ? rc : get_num(c, m, path, "bucket_max_pct", a->n_detail < 0, &a->bucket_max);
@@ -120,15 +128,20 @@ static int get_head(tl_json_ctx *c, const json_t *root, acc_file *f)
     return rc ? rc : get_str(c, reg, "regime", "storms", 0, &f->reg.storms);
 }
 
-/* Finds the entry of m3 model crc (is_m3) or of Parsimon under cc in root
- * into *a: 1 found, 0 none, else an error. */
+/* Finds the entry of m3 model crc (is_m3) into *a, or Parsimon's under cc:
+ * the one measured with the run's engine options (options, as summary.json's
+ * engine_options; NULL: unknown) into *a, and the first of cc's entries,
+ * its default options', into *dflt. Returns 1 found, 2 only the defaults'
+ * entry (*a is it: the run's options have no entry), 0 none, else an
+ * error. */
 static int find_entry(tl_json_ctx *c, const json_t *root, int is_m3, uint32_t crc,
-                      const char *cc, accuracy *a)
+                      const char *cc, const char *options, accuracy *a, accuracy *dflt)
 {
     const char *key = is_m3 ? "models" : "parsimon";
     const json_t *list = json_object_get(root, key);
     if (!json_is_array(list))
         return tl_json_fail(c, 0, list ? key : "", TL_EPARSE, "expected an array \"%s\"", key);
+    int found = 0;
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *m = json_array_get(list, i);
         char path[32];
@@ -150,17 +163,28 @@ static int find_entry(tl_json_ctx *c, const json_t *root, int is_m3, uint32_t cr
             }
             if ((uint32_t)v != crc)
                 continue;
-        } else {
-            const char *entry_cc = NULL;
-            if ((rc = get_str(c, m, path, "cc", 0, &entry_cc)))
-                return rc;
-            if (strcmp(entry_cc, cc) != 0)
-                continue;
+            rc = get_entry(c, m, path, is_m3, a);
+            return rc ? rc : 1;
         }
-        rc = get_entry(c, m, path, is_m3, a);
-        return rc ? rc : 1;
+        const char *entry_cc = NULL;
+        if ((rc = get_str(c, m, path, "cc", 0, &entry_cc)))
+            return rc;
+        if (strcmp(entry_cc, cc) != 0)
+            continue;
+        accuracy e;
+        if ((rc = get_entry(c, m, path, is_m3, &e)))
+            return rc;
+        if (!found) {
+            *dflt = *a = e;
+            found = 2;
+        }
+        if (options && strcmp(e.options, options) == 0) {
+            *a = e;
+            return 1;
+        }
     }
-    return 0;
+    /* without the run's options, the defaults' figures are the ones asked */
+    return found == 2 && !options ? 1 : found;
 }
 
 /* "; worst size bucket's p99 ..." when the entry has those figures. */
@@ -173,19 +197,29 @@ static void print_detail(const accuracy *a)
            a->n_detail, a->bucket_mean, a->bucket_max, a->p999_mean);
 }
 
-static void print_accuracy(const char *file, int is_m3, const accuracy *a, const acc_file *f,
-                           const char *who)
+/* Prints entry a (Parsimon's: dflt its default options' entry); found 2:
+ * the run's options (options) have no entry, so a is the defaults'. */
+static void print_accuracy(const char *file, int is_m3, const accuracy *a, const accuracy *dflt,
+                           int found, const char *options, const acc_file *f, const char *who)
 {
     if (is_m3)
         printf("accuracy of this model on %.0f %s scenarios of the suite (%s): mean |p99 "
                "error| %.1f%%, max %.1f%% (%s); Parsimon %.1f%%",
                a->n, a->cc, file, a->mean, a->max, a->max_at, a->parsimon_mean);
     else
-        printf("accuracy of Parsimon (default options) on %.0f %s scenarios of the suite (%s): "
+        printf("accuracy of Parsimon (%s) on %.0f %s scenarios of the suite (%s): "
                "mean |p99 error| %.1f%%, max %.1f%% (%s)",
-               a->n, a->cc, file, a->mean, a->max, a->max_at);
+               a->label, a->n, a->cc, file, a->mean, a->max, a->max_at);
     print_detail(a);
+    if (!is_m3 && a->default_mean >= 0)
+        printf("; its %s: %.1f%% mean on the same scenarios%s", dflt->label, a->default_mean,
+               a->default_mean < a->mean ? ", closer there" : "");
     printf(" (docs/accuracy.md)\n");
+    if (!is_m3 && found == 2)
+        fprintf(stderr,
+                "%s: warning: the accuracy figures printed are Parsimon's with its %s; "
+                "this run's engine options (%s) have no figures in %s\n",
+                who, a->label, options, file);
     if (is_m3 && (a->mean > f->goal_mean || a->max > f->goal_max))
         fprintf(stderr,
                 "%s: warning: m3's %s model misses the accuracy goal (mean |p99 error| <= "
@@ -236,14 +270,15 @@ void cli_note_accuracy(const char *engine, const char *model_path, uint32_t mode
             tl_err_at(&err, TL_EPARSE, file, je.line, je.column, NULL, "malformed JSON: %s",
                       je.text);
     }
-    accuracy a = {0};
+    accuracy a = {0}, dflt = {0};
     acc_file f = {0};
-    int found = 0; /* 1: an entry for this estimate */
+    const char *options = rf->run ? rf->run->options : NULL;
+    int found = 0; /* 1: an entry for this estimate; 2: the defaults' (find_entry) */
     if (root) {
         tl_json_ctx c;
         if (!tl_json_ctx_init(&c, file, text, &err)) {
             if (!get_head(&c, root, &f) && !rf->is_regime_only)
-                found = find_entry(&c, root, is_m3, model_crc, rf->cc, &a);
+                found = find_entry(&c, root, is_m3, model_crc, rf->cc, options, &a, &dflt);
             tl_json_ctx_fini(&c);
         }
     }
@@ -252,8 +287,8 @@ void cli_note_accuracy(const char *engine, const char *model_path, uint32_t mode
         fprintf(stderr, "%s: warning: no accuracy figures for the %s: %s\n", who,
                 is_m3 ? "model" : "estimate", tl_err_format(&err, msg, sizeof msg));
     } else {
-        if (found == 1)
-            print_accuracy(file, is_m3, &a, &f, who);
+        if (found == 1 || found == 2)
+            print_accuracy(file, is_m3, &a, &dflt, found, options, &f, who);
         if (rf->run)
             check_regime(&f.reg, engine, rf, who);
     }

@@ -264,6 +264,46 @@ TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine m3 --cc dcqcn --paths
 check "m3 under PFC warns that it cannot see pauses, naming the suite's storms" \
     grep -q "m3 does not model PFC pauses (paused_fraction: null).*(the suite's: x03 and x04)" \
     "$tmp/err"
+# Parsimon's figures are those of the run's engine options: an entry per set
+# of options measured, the CC's first entry its defaults, which a run with
+# options no entry names gets, with a warning saying so.
+dflt='cluster=0 passthrough=-1 residual=-1 norm_pkts=0 pfc_by_channel=0 share_sources=0'
+share='cluster=0 passthrough=-1 residual=-1 norm_pkts=20 pfc_by_channel=0 share_sources=1'
+acc_opts() { # options member of the defaults' entry ("" leaves it out)
+    printf '{"goal": {"mean_pct": 5, "max_pct": 15}, "models": [], "parsimon": [\n' \
+        >"$tmp/acc/models/accuracy.json"
+    printf ' {"cc": "dcqcn", %s"label": "default options", "scenarios": 3,\n' "$1" \
+        >>"$tmp/acc/models/accuracy.json"
+    printf '  "mean_pct": 9, "max_pct": 20, "max_at": "x02"},\n' >>"$tmp/acc/models/accuracy.json"
+    printf ' {"cc": "dcqcn", "options": "%s", "label": "both", "scenarios": 2,\n' "$share" \
+        >>"$tmp/acc/models/accuracy.json"
+    printf '  "mean_pct": 3, "max_pct": 4, "max_at": "x01", "default_mean_pct": 8}]}\n' \
+        >>"$tmp/acc/models/accuracy.json"
+}
+acc_opts "\"options\": \"$dflt\", "
+sed 's/"transport": {"cc": "dctcp-rate"}}/"transport": {"cc": "dctcp-rate"},\
+ "engine": {"share_sources": true, "norm_pkts": 20}}/' "$tmp/m3s.json" >"$tmp/m3share.json"
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3share.json" --engine parsimon --cc dcqcn \
+    -o "$tmp/pacc4" >"$tmp/out" 2>"$tmp/err"
+check "a run with measured options prints their entry and the defaults' mean beside it" \
+    grep -q "Parsimon (both) on 2 dcqcn.*error| 3.0%, max 4.0% (x01).*default options: 8.0% mean" \
+    "$tmp/out"
+check "and no warning of unmeasured options" sh -c "! grep -q 'have no figures' '$tmp/err'"
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3share.json" --engine parsimon --cc dcqcn --cluster \
+    -o "$tmp/pacc4" >"$tmp/out" 2>"$tmp/err"
+check "a run with options no entry names prints the defaults' figures" \
+    grep -q "Parsimon (default options) on 3 dcqcn.*error| 9.0%" "$tmp/out"
+check "and warns, naming its options" \
+    grep -q "this run's engine options (cluster=1 .* share_sources=1) have no figures" "$tmp/err"
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine parsimon --cc dcqcn \
+    -o "$tmp/pacc4" >"$tmp/out" 2>"$tmp/err"
+check "a run with the default options prints the defaults' entry, without a warning" \
+    sh -c "grep -q 'Parsimon (default options) on 3' '$tmp/out' && ! grep -q 'figures' '$tmp/err'"
+acc_opts ""
+TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine parsimon --cc dcqcn \
+    -o "$tmp/pacc4" >/dev/null 2>"$tmp/err"
+check "a Parsimon entry without its options names the JSON path" \
+    grep -q "accuracy.json:2:[0-9]*: parsimon\[0\]: expected a member \"options\"" "$tmp/err"
 "$bin" run "$tmp/m3s.json" --engine m3 --cc timely --model "$src/data/models/m3.model" --paths 50 \
     -o "$tmp/m3ship-timely2" --quiet >/dev/null 2>"$tmp/err"
 check "the dctcp-rate model refuses TIMELY, and the error says so" \
