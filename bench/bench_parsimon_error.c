@@ -20,7 +20,8 @@
  * port, the queue Parsimon's link simulations held over their runs against
  * pktsim's ports (tl_parsimon_job.queue_byte_s). Each NORM (default 0) is
  * a Parsimon run with tl_parsimon_opts.norm_pkts at that value, against the
- * one pktsim run; each prints a line "csv,SCENARIO,NORM" with Parsimon's
+ * one pktsim run (the scenario's "share_sources" key is kept; its other
+ * engine keys are not read); each prints a line "csv,SCENARIO,NORM" with Parsimon's
  * p99 then p99.9 errors (%) per bucket and over all flows. With TRUTH_OUT
  * set, pktsim's summary.json (with its run record) goes to that path, for
  * `tailor compare` against other engines' runs of the scenario later.
@@ -137,6 +138,7 @@ static int report(const tl_world *w, const char *scen, tl_pktsim *ps, uint32_t n
     tl_parsimon_opts o;
     tl_parsimon_opts_default(&o);
     o.norm_pkts = norm;
+    o.is_share_sources = w->sc.engine.is_share_sources; /* the scenario's, as `run` would */
     tl_parsimon *pa = tl_parsimon_create(w->topo, w->routes, f, &w->sc.params, w->sc.cc, w->sc.seed,
                                          &o, &err);
     if (!pa || tl_parsimon_run(pa, NULL, &err)) {

@@ -268,7 +268,9 @@ check "m3 under PFC warns that it cannot see pauses, naming the suite's storms" 
 # of options measured, the CC's first entry its defaults, which a run with
 # options no entry names gets, with a warning saying so.
 dflt='cluster=0 passthrough=-1 residual=-1 norm_pkts=0 pfc_by_channel=0 share_sources=0'
+dflt="$dflt max_from_bytes=-1"
 share='cluster=0 passthrough=-1 residual=-1 norm_pkts=20 pfc_by_channel=0 share_sources=1'
+share="$share max_from_bytes=-1"
 acc_opts() { # options member of the defaults' entry ("" leaves it out)
     printf '{"goal": {"mean_pct": 5, "max_pct": 15}, "models": [], "parsimon": [\n' \
         >"$tmp/acc/models/accuracy.json"
@@ -294,7 +296,7 @@ TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3share.json" --engine parsimon --cc dcq
 check "a run with options no entry names prints the defaults' figures" \
     grep -q "Parsimon (default options) on 3 dcqcn.*error| 9.0%" "$tmp/out"
 check "and warns, naming its options" \
-    grep -q "this run's engine options (cluster=1 .* share_sources=1) have no figures" "$tmp/err"
+    grep -q "this run's engine options (cluster=1 .* max_from_bytes=-1) have no figures" "$tmp/err"
 TAILOR_DATA="$tmp/acc" "$bin" run "$tmp/m3s.json" --engine parsimon --cc dcqcn \
     -o "$tmp/pacc4" >"$tmp/out" 2>"$tmp/err"
 check "a run with the default options prints the defaults' entry, without a warning" \

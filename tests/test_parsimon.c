@@ -817,6 +817,50 @@ static void norm_pkts_default_by_cc(void **state)
     }
 }
 
+/* max_from_bytes: a flow of at least that many bytes exceeds its ideal FCT
+ * by the largest of its hops' draws, a smaller one by their sum; left -1,
+ * it is the CC's (TIMELY 10 KB, the other CCs none: every flow the sum). */
+static void long_flows_take_largest_link_delay(void **state)
+{
+    (void)state;
+    tl_world w;
+    tu_world_make(&w, DEFAULT_SHAPE("3000"));
+    snprintf(w.sc.cc, sizeof w.sc.cc, "%s", "timely");
+    enum { STRIDE = 8 };
+    const int64_t from[3] = {-1, 0, 5000};
+    size_t n_max[3] = {0}, n_long[3] = {0};
+    for (int k = 0; k < 3; k++) {
+        tl_parsimon_opts o;
+        tl_parsimon_opts_default(&o);
+        o.n_threads = 1;
+        o.max_from_bytes = from[k];
+        tl_parsimon *s = run(&w, &o);
+        const tl_flow_result *r = tl_parsimon_results(s);
+        int64_t bound = from[k] < 0 ? 10000 : from[k];
+        for (size_t i = 0; i < w.flows.n; i++) {
+            int64_t hop[STRIDE], sum = 0, top = INT64_MIN;
+            int hops = tl_parsimon_flow_hop_delays(s, i, hop, STRIDE);
+            assert_true(hops > 1);
+            for (int j = 0; j < hops; j++) {
+                sum += hop[j];
+                top = hop[j] > top ? hop[j] : top;
+            }
+            int is_long = bound > 0 && (int64_t)w.flows.v[i].size_bytes >= bound;
+            int64_t want = is_long ? top : sum, got = r[i].fct_ps - r[i].ideal_ps;
+            if (llabs(want - got) > hops)
+                fail_msg("max_from %lld, flow %zu (%llu B): excess %lld ps, expected %lld",
+                         (long long)from[k], i, (unsigned long long)w.flows.v[i].size_bytes,
+                         (long long)got, (long long)want);
+            n_long[k] += is_long;
+            n_max[k] += is_long && top < sum - hops; /* where max and sum differ */
+        }
+        tl_parsimon_destroy(s);
+    }
+    assert_true(n_max[0] > 10 && n_max[2] > n_max[0]); /* the rule was exercised */
+    assert_int_equal(n_long[1], 0);
+    tl_world_fini(&w);
+}
+
 /* The sources' sharing (is_share_sources). A 100 Gb/s leaf-spine under
  * dctcp-rate: host A sends 2 MB to B and 2 MB to C (A's rack) 1 us apart,
  * host D (another leaf) 2 MB to B, B 2 MB to C (its ACKs come back over
@@ -930,6 +974,7 @@ int main(void)
         cmocka_unit_test(share_sources_simulates_nic_sharing),
         cmocka_unit_test(diagnostics_estimate_from_given_delays),
         cmocka_unit_test(norm_pkts_default_by_cc),
+        cmocka_unit_test(long_flows_take_largest_link_delay),
         cmocka_unit_test(bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -197,6 +197,7 @@ static void engine_options_unset_or_set(void **state)
     tl_scenario sc;
     assert_int_equal(tl_scenario_parse(&sc, tl_scenario_default_json(), "default", NULL, NULL), 0);
     assert_true(isnan(sc.engine.bucket_ratio) && isnan(sc.engine.fat_factor));
+    assert_true(isnan(sc.engine.max_from_bytes));
     assert_true(isnan(sc.engine.cluster_wmape) && isnan(sc.engine.cluster_load) &&
                 isnan(sc.engine.cluster_scale));
     assert_int_equal(sc.engine.bucket_min, 0);
@@ -211,13 +212,14 @@ static void engine_options_unset_or_set(void **state)
                        "{\"max_link_load\": 0.3}}]}, \"engine\": {\"name\": \"parsimon\", "
                        "\"bucket_ratio\": 1, \"cluster_load\": 0, \"residual\": false, "
                        "\"bucket_min\": 50, \"norm_pkts\": 5, \"pfc_by_channel\": true, "
-                       "\"share_sources\": true}}";
+                       "\"share_sources\": true, \"max_from_bytes\": 0}}";
     assert_int_equal(tl_scenario_parse(&sc, text, "t.json", NULL, NULL), 0);
     assert_true(sc.engine.bucket_ratio == 1 && sc.engine.cluster_load == 0);
     assert_int_equal(sc.engine.bucket_min, 50);
     assert_int_equal(sc.engine.norm_pkts, 5);
     assert_int_equal(sc.engine.is_pfc_by_channel, 1);
     assert_int_equal(sc.engine.is_share_sources, 1);
+    assert_true(sc.engine.max_from_bytes == 0); /* set: every flow the sum */
     assert_int_equal(sc.engine.is_residual, 0);
     assert_int_equal(sc.engine.is_passthrough, -1);
     assert_true(isnan(sc.engine.fat_factor));
@@ -230,6 +232,15 @@ static void engine_options_unset_or_set(void **state)
     tl_err_clear(&err);
     assert_int_equal(tl_scenario_parse(&sc, zero, "t.json", NULL, &err), TL_ERANGE);
     tu_check_err("norm_pkts 0", &err, TL_ERANGE, "t.json:2:25: engine.norm_pkts", "found 0");
+    tl_scenario_fini(&sc);
+    /* a size is a whole number of bytes */
+    const char *frac = "{" BASE_TOPO ", \"workload\": {\"flows\": 10, \"classes\": [{\"sizes\": "
+                       "{\"cdf\": \"hadoop\"}, \"spatial\": {\"type\": \"uniform\"}, \"load\": "
+                       "{\"max_link_load\": 0.3}}]},\n\"engine\": {\"max_from_bytes\": 1.5}}";
+    tl_err_clear(&err);
+    assert_int_equal(tl_scenario_parse(&sc, frac, "t.json", NULL, &err), TL_EPARSE);
+    tu_check_err("max_from_bytes 1.5", &err, TL_EPARSE, "t.json:2:30: engine.max_from_bytes",
+                 "expected an integer, found 1.5");
     tl_scenario_fini(&sc);
 }
 

@@ -7,6 +7,7 @@
 #define TAILOR_CC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tailor/params.h"
 
@@ -67,6 +68,11 @@ typedef struct tl_cc_desc {
      * "Normalizing by at least a few packets"): a link's delay for a flow of
      * k packets is normalized by max(k, this); 0 = by packets, the paper's. */
     unsigned parsimon_norm_pkts;
+    /* Parsimon's max_from_bytes when the scenario leaves it unset
+     * (docs/parsimon.md, "Long flows: one bottleneck at a time"): flows of
+     * at least this many bytes take the largest of their links' delays, not
+     * their sum; 0 = every flow the sum, the paper's. */
+    uint64_t parsimon_max_from_bytes;
     /* The queue policy its switch ports take unless the scenario names one
      * (pktsim's qpolicy registry: "phantom" for Uno); NULL = "red". */
     const char *switch_qpolicy;

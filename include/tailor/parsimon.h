@@ -59,6 +59,10 @@ typedef struct tl_parsimon_opts {
     int is_share_sources;  /* with is_residual, last-hop simulations carry their sources'
                               other flows and the ACKs of what v sends instead of averaged
                               rates (default off; docs/parsimon.md, "Sources' sharing") */
+    int64_t max_from_bytes; /* flows of at least this many bytes take the largest of their
+                              links' delays, not their sum: a long flow is held back by
+                              one bottleneck at a time (§3.6); 0: every flow the sum;
+                              -1 (the default): the CC's (tl_cc_desc) */
     int n_threads;         /* link simulations in parallel; 0 = all cores */
     tl_dist *dist;         /* MPI ranks to spread the link simulations over (NULL: none);
                               borrowed */
@@ -90,7 +94,9 @@ const tl_flow_result *tl_parsimon_results(const tl_parsimon *s);
 /* Diagnostics (docs/accuracy.md, "Where Parsimon's error comes from"),
  * after a run. Flow i's delay on each hop of its path as its estimate drew
  * it (ps: the packet-normalized draw times its packet count) into
- * hop_ps[0..hops); returns hops, or -1 if more than max_hops or no run. */
+ * hop_ps[0..hops): their sum is its excess over its ideal FCT, their
+ * largest for a flow of max_from_bytes or more. Returns hops, or -1 if more
+ * than max_hops or no run. */
 int tl_parsimon_flow_hop_delays(const tl_parsimon *s, size_t i, int64_t *hop_ps, int max_hops);
 /* The estimate Parsimon would make if its link simulations had measured
  * the given delays: delay_ps[i * stride + k] is flow i's delay on hop k of

@@ -54,6 +54,7 @@ typedef struct tl_engine_spec {
     int is_share_sources;  /* parsimon: "share_sources" (default false) */
     uint32_t bucket_min, norm_pkts;
     double bucket_ratio, fat_factor, cluster_wmape, cluster_load, cluster_scale;
+    double max_from_bytes; /* parsimon: "max_from_bytes" (NaN unset: the CC's default) */
     /* m3 (m3.txt §3.2): "paths" (k, default 500), "model" (file; empty =
      * data/models/m3.model), "no_model" (flowsim's own estimate),
      * "path_pktsim" (pktsim on each drawn path: the decomposition's error) */

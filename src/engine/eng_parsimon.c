@@ -32,6 +32,7 @@ static int create(tl_engine *e, tl_err *err)
     po.is_residual = es->is_residual < 0 ? po.is_residual : es->is_residual;
     po.is_pfc_by_channel = es->is_pfc_by_channel;
     po.is_share_sources = es->is_share_sources;
+    po.max_from_bytes = isnan(es->max_from_bytes) ? -1 : (int64_t)es->max_from_bytes;
     po.n_threads = es->n_threads;
     po.dist = e->o.dist;
     e->st = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed,
@@ -62,9 +63,10 @@ static void options(const tl_engine_spec *es, char *buf, size_t n)
 {
     snprintf(buf, n,
              "cluster=%d passthrough=%d residual=%d norm_pkts=%u pfc_by_channel=%d "
-             "share_sources=%d",
+             "share_sources=%d max_from_bytes=%lld",
              es->is_cluster, es->is_passthrough, es->is_residual, es->norm_pkts,
-             es->is_pfc_by_channel, es->is_share_sources);
+             es->is_pfc_by_channel, es->is_share_sources,
+             isnan(es->max_from_bytes) ? -1LL : (long long)es->max_from_bytes);
 }
 
 static const char *files(const tl_engine *e) { return "fct.csv, fct.txt, summary.json"; }

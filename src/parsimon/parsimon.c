@@ -53,6 +53,7 @@ void tl_parsimon_opts_default(tl_parsimon_opts *o)
     o->is_passthrough = 1;
     o->is_residual = 1;
     o->is_fat_subset = 1;
+    o->max_from_bytes = -1;
 }
 
 /* norm_pkts where the caller leaves it 0: the CC's (tl_cc_desc; 5 under
@@ -88,6 +89,10 @@ tl_parsimon *tl_parsimon_create(const tl_topo *t, const tl_routes *r, const tl_f
         tl_parsimon_opts_default(&s->o);
     if (!s->o.norm_pkts)
         s->o.norm_pkts = default_norm_pkts(s->cc);
+    if (s->o.max_from_bytes < 0) {
+        const tl_cc_desc *d = tl_cc_lookup(s->cc);
+        s->o.max_from_bytes = d ? (int64_t)d->parsimon_max_from_bytes : 0;
+    }
     s->mtu = (uint32_t)tl_knob(p, TL_K_NIC_MTU_BYTES);
     s->header = (uint32_t)tl_knob(p, TL_K_NIC_HEADER_BYTES);
     s->ack = (uint32_t)tl_knob(p, TL_K_NIC_ACK_BYTES);
@@ -246,7 +251,8 @@ static int simulate(tl_parsimon *s, const ps_env *env, tl_progress *prog, tl_err
 
 /* Flow i's packet-normalized delay: per link of its path, one draw from
  * that link's distributions (ed[rep[c]], or ed[c] without rep) for its
- * size, from the flow's own random stream (seed, "parsimon", flow id).
+ * size, from the flow's own random stream (seed, "parsimon", flow id);
+ * their sum, or their largest for a flow of max_from_bytes or more.
  * hop_ps, if not NULL, receives each hop's draw times the packet count. */
 static double draw_path(const tl_parsimon *s, const ps_edist *ed, const uint32_t *rep, size_t i,
                         int64_t *hop_ps)
@@ -257,9 +263,10 @@ static double draw_path(const tl_parsimon *s, const ps_edist *ed, const uint32_t
     tl_rng r;
     tl_rng_init(&r, s->seed, "parsimon", x->id);
     double pnd = 0, pk = ps_norm(x->size_bytes, s->mtu, s->o.norm_pkts);
+    int is_max = s->o.max_from_bytes > 0 && x->size_bytes >= (uint64_t)s->o.max_from_bytes;
     for (int k = 0; k < hops; k++) {
         double d = ps_edist_draw(&ed[rep ? rep[p[k]] : p[k]], x->size_bytes, &r);
-        pnd += d;
+        pnd = is_max ? (k == 0 || d > pnd ? d : pnd) : pnd + d;
         if (hop_ps)
             hop_ps[k] = (int64_t)(d * pk + (d < 0 ? -0.5 : 0.5));
     }

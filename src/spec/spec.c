@@ -811,7 +811,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
                                        "model",         "no_model",     "path_pktsim",
                                        "passthrough",   "residual",     "cluster_scale",
                                        "until_ns",      "norm_pkts",    "pfc_by_channel",
-                                       "share_sources", NULL};
+                                       "share_sources", "max_from_bytes", NULL};
     OPT(check_keys(c, o, P, keys));
     OPT(get_str(c, o, P, "name", e->name, sizeof e->name, 0));
     size_t k;
@@ -832,6 +832,7 @@ static int parse_engine(ctx *c, json_t *o, tl_engine_spec *e)
     OPT(get_u32(c, o, P, "norm_pkts", &e->norm_pkts, 1, 1000000, 0));
     OPT(get_num(c, o, P, "bucket_ratio", &e->bucket_ratio, 1, 1000, 0, 0));
     OPT(get_num(c, o, P, "fat_factor", &e->fat_factor, 1, 1000, 0, 0));
+    OPT(get_num(c, o, P, "max_from_bytes", &e->max_from_bytes, 0, 1e15, 1, 0));
     OPT(get_num(c, o, P, "cluster_wmape", &e->cluster_wmape, 0, 10, 0, 0));
     OPT(get_num(c, o, P, "cluster_load", &e->cluster_load, 0, 10, 0, 0));
     OPT(get_num(c, o, P, "cluster_scale", &e->cluster_scale, 1, 100, 0, 0));
@@ -851,7 +852,7 @@ int tl_scenario_parse(tl_scenario *sc, const char *text, const char *source, con
     snprintf(sc->engine.name, sizeof sc->engine.name, "pktsim");
     /* Parsimon's options the scenario does not set stay unset (NaN, 0, -1),
      * so the engine's own defaults (tl_parsimon_opts_default) apply */
-    sc->engine.bucket_ratio = sc->engine.fat_factor = NAN;
+    sc->engine.bucket_ratio = sc->engine.fat_factor = sc->engine.max_from_bytes = NAN;
     sc->engine.cluster_wmape = sc->engine.cluster_load = sc->engine.cluster_scale = NAN;
     sc->engine.is_passthrough = sc->engine.is_residual = -1;
     sc->engine.n_paths = 500; /* m3.txt §3.2: 500 paths bound the p99 sampling error to 10% */

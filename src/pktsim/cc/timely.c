@@ -173,5 +173,8 @@ const tl_cc_desc tl_cc_timely = {
     .delay_knob = T_LOW_PS,
     .model_knobs = {T_LOW_PS, T_HIGH_PS},
     .m3_schema = 6, /* TIMELY's queue term */
+    /* its long flows' p99 over-estimated by the sum of their links' delays
+     * (docs/parsimon.md, "Long flows: one bottleneck at a time") */
+    .parsimon_max_from_bytes = 10000,
     .ops = &ops,
 };
