@@ -237,6 +237,19 @@ check "an entry with a bad member names its JSON path" \
 check "a Parsimon DCQCN run prints Parsimon's accuracy under DCQCN" \
     grep -q "accuracy of Parsimon (default options) on 12 dcqcn scenarios.*worst size bucket's p99" \
     "$tmp/out"
+# the shipped entries name the options a run records (engine_options): a
+# change to that string must come with the file's
+check "the shipped defaults' entry matches a default run's options" \
+    sh -c "! grep -q 'have no figures' '$tmp/err'"
+for cc in dcqcn timely; do
+    sed 's/"transport": {"cc": "dctcp-rate"}}/"transport": {"cc": "dctcp-rate"},\
+ "engine": {"share_sources": true, "norm_pkts": 20}}/' "$tmp/m3s.json" >"$tmp/shipshare.json"
+    "$bin" run "$tmp/shipshare.json" --engine parsimon --cc $cc -o "$tmp/pacc5" >"$tmp/out" \
+        2>"$tmp/err"
+    check "the shipped $cc entry of share_sources and norm_pkts 20 matches such a run" \
+        sh -c "grep -q 'Parsimon (share_sources, norm_pkts 20) on' '$tmp/out' &&
+               ! grep -q 'have no figures' '$tmp/err'"
+done
 paused=$(grep -o '"paused_fraction_max": [0-9.e-]*' "$tmp/pacc/summary.json" | awk '{ print $2 }')
 check "its links paused (the regime checks below rely on it)" \
     awk -v p="$paused" 'BEGIN { exit !(p > 0.02) }'
