@@ -25,7 +25,7 @@
 # default when it was chosen (s10, d10, t03), so that the sweep measures how
 # m3 follows the knob rather than its level there. t04 is where the TIMELY
 # sweeps ran until the model on three-part size laws put it at +30.6%, while
-# Parsimon is close there and 19.5% low on t03.
+# Parsimon is close there and 22.7% low on t03.
 #
 # Writes OUTDIR/{pktsim,parsimon,m3,flowsim-m3}/vN/summary.json and
 # OUTDIR/results.csv (one row per value and size bucket: p99 by each, errors)
