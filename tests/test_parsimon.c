@@ -184,6 +184,15 @@ static double pktsim_p99(tl_world *w)
     return r99;
 }
 
+/* The default options on one thread: the estimate of a run to compare. */
+static tl_parsimon_opts one_thread(void)
+{
+    tl_parsimon_opts o;
+    tl_parsimon_opts_default(&o);
+    o.n_threads = 1;
+    return o;
+}
+
 static tl_parsimon *run(tl_world *w, const tl_parsimon_opts *o)
 {
     tl_err err;
@@ -236,9 +245,7 @@ static void idle_network_gives_ideal_fct(void **state)
                       "\"dctcp-rate\"}}");
     for (size_t i = 0; i < w.flows.n; i++)
         w.flows.v[i].start_ps = (int64_t)i * 1000000000; /* 1 ms apart */
-    tl_parsimon_opts o;
-    tl_parsimon_opts_default(&o);
-    o.n_threads = 1;
+    tl_parsimon_opts o = one_thread();
     tl_parsimon *s = run(&w, &o);
     const tl_flow_result *r = tl_parsimon_results(s);
     uint8_t *is_src = calloc(tl_topo_n_nodes(w.topo), 1);
@@ -694,9 +701,7 @@ static void pfc_by_channel_pauses_sources_together(void **state)
     pktsim_summary(&w, &ref);
     double mean_err[2];
     for (int by = 0; by < 2; by++) {
-        tl_parsimon_opts o;
-        tl_parsimon_opts_default(&o);
-        o.n_threads = 1;
+        tl_parsimon_opts o = one_thread();
         o.is_pfc_by_channel = by;
         tl_parsimon *s = run(&w, &o);
         tl_parsimon_stats st;
@@ -746,9 +751,7 @@ static void diagnostics_estimate_from_given_delays(void **state)
     }
     size_t n_moved[2] = {0, 0};
     for (int norm = 0; norm < 2; norm++) {
-        tl_parsimon_opts o;
-        tl_parsimon_opts_default(&o);
-        o.n_threads = 1;
+        tl_parsimon_opts o = one_thread();
         o.norm_pkts = norm ? 1u << 20 : 1;
         tl_parsimon *s = run(&w, &o);
         const tl_flow_result *r = tl_parsimon_results(s);
@@ -793,9 +796,7 @@ static void norm_pkts_default_by_cc(void **state)
         tl_world w;
         tu_world_make(&w, DEFAULT_SHAPE("3000"));
         snprintf(w.sc.cc, sizeof w.sc.cc, "%s", cc[k]);
-        tl_parsimon_opts o;
-        tl_parsimon_opts_default(&o);
-        o.n_threads = 1;
+        tl_parsimon_opts o = one_thread();
         tl_flow_result *r[3];
         for (uint32_t norm = 0; norm < 3; norm++) { /* default, 1, 5 */
             o.norm_pkts = norm == 0 ? 0 : norm == 1 ? 1 : 5;
@@ -830,9 +831,7 @@ static void long_flows_take_largest_link_delay(void **state)
     const int64_t from[3] = {-1, 0, 5000};
     size_t n_max[3] = {0}, n_long[3] = {0};
     for (int k = 0; k < 3; k++) {
-        tl_parsimon_opts o;
-        tl_parsimon_opts_default(&o);
-        o.n_threads = 1;
+        tl_parsimon_opts o = one_thread();
         o.max_from_bytes = from[k];
         tl_parsimon *s = run(&w, &o);
         const tl_flow_result *r = tl_parsimon_results(s);
@@ -903,9 +902,7 @@ static void share_sources_simulates_nic_sharing(void **state)
     double err_small[2];
     tl_flow_result *r[2];
     for (int share = 0; share < 2; share++) {
-        tl_parsimon_opts o;
-        tl_parsimon_opts_default(&o);
-        o.n_threads = 1;
+        tl_parsimon_opts o = one_thread();
         o.is_share_sources = share;
         tl_parsimon *s = run(&w, &o);
         err_small[share] = mean_error(&w, s, &ref, 1); /* 1-10 KB */

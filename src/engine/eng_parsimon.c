@@ -12,6 +12,9 @@
 /* A scenario's number where it set one (not NaN), else the default. */
 static double set_or(double v, double dflt) { return isnan(v) ? dflt : v; }
 
+/* max_from_bytes as tl_parsimon_opts takes it (-1: the CC's default). */
+static int64_t max_from(const tl_engine_spec *es) { return (int64_t)set_or(es->max_from_bytes, -1); }
+
 static int create(tl_engine *e, tl_err *err)
 {
     const tl_world *w = e->w;
@@ -32,7 +35,7 @@ static int create(tl_engine *e, tl_err *err)
     po.is_residual = es->is_residual < 0 ? po.is_residual : es->is_residual;
     po.is_pfc_by_channel = es->is_pfc_by_channel;
     po.is_share_sources = es->is_share_sources;
-    po.max_from_bytes = isnan(es->max_from_bytes) ? -1 : (int64_t)es->max_from_bytes;
+    po.max_from_bytes = max_from(es);
     po.n_threads = es->n_threads;
     po.dist = e->o.dist;
     e->st = tl_parsimon_create(w->topo, w->routes, &w->flows, &w->sc.params, w->sc.cc, w->sc.seed,
@@ -66,7 +69,7 @@ static void options(const tl_engine_spec *es, char *buf, size_t n)
              "share_sources=%d max_from_bytes=%lld",
              es->is_cluster, es->is_passthrough, es->is_residual, es->norm_pkts,
              es->is_pfc_by_channel, es->is_share_sources,
-             isnan(es->max_from_bytes) ? -1LL : (long long)es->max_from_bytes);
+             (long long)max_from(es));
 }
 
 static const char *files(const tl_engine *e) { return "fct.csv, fct.txt, summary.json"; }
